@@ -1,0 +1,27 @@
+"""msnb: run PyTorch notebook cells unchanged on MindSpore.
+
+``%load_ext msnb`` adds the ``%%torch_on_ascend`` cell magic.  Loading is
+cheap on purpose: MindSpore and the adapter are imported by the first cell
+that uses the magic, not here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["load_ipython_extension", "unload_ipython_extension"]
+__version__ = "0.1.0"
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """Called by ``%load_ext msnb``: register the magics and hooks."""
+    from msnb.magics import register
+
+    register(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """Called by ``%unload_ext msnb``: remove everything loading added."""
+    from msnb.magics import unregister
+
+    unregister(ipython)

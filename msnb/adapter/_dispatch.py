@@ -1,0 +1,101 @@
+"""The one place that maps torch ops to MindSpore kernels.
+
+Adapter ops call ``K.<name>(...)`` with MindSpore tensors and get MindSpore
+tensors back.  Each entry names a CPU kernel (classic ``mindspore.ops``,
+which have CPU kernels) and, where it differs, an Ascend kernel
+(``mindspore.mint``, the fast path there).  :func:`select` rebinds ``K`` when
+the device target changes, so the per-call cost is one attribute lookup.
+
+Ascend entries were written against MindSpore's documentation and have not
+been run on Ascend hardware (none is available to this project); every CPU
+entry is exercised by the test suite.
+"""
+
+from __future__ import annotations
+
+from ._ms import device_target, ms
+
+__all__ = ["K", "select", "TABLE"]
+
+ops = ms.ops
+mint = ms.mint
+
+# name: (cpu, ascend or None)
+TABLE = {
+    # pointwise
+    "add": (ops.add, mint.add), "sub": (ops.sub, mint.sub), "mul": (ops.mul, mint.mul),
+    "div": (ops.div, mint.div), "neg": (ops.neg, mint.neg), "pow": (ops.pow, mint.pow),
+    "exp": (ops.exp, mint.exp), "log": (ops.log, mint.log), "sqrt": (ops.sqrt, mint.sqrt),
+    "rsqrt": (ops.rsqrt, mint.rsqrt), "abs": (ops.abs, mint.abs), "sign": (ops.sign, mint.sign),
+    "sin": (ops.sin, mint.sin), "cos": (ops.cos, mint.cos), "tan": (ops.tan, None),
+    "tanh": (ops.tanh, mint.tanh), "sigmoid": (ops.sigmoid, mint.sigmoid),
+    "relu": (ops.relu, mint.nn.functional.relu), "floor": (ops.floor, mint.floor),
+    "ceil": (ops.ceil, mint.ceil), "round": (ops.round, mint.round), "trunc": (ops.trunc, None),
+    "reciprocal": (ops.reciprocal, mint.reciprocal), "erf": (ops.erf, mint.erf),
+    "log1p": (ops.log1p, mint.log1p), "expm1": (ops.expm1, mint.expm1),
+    "asin": (ops.asin, None), "acos": (ops.acos, None), "atan": (ops.atan, None),
+    "atan2": (ops.atan2, None), "sinh": (ops.sinh, None), "cosh": (ops.cosh, None),
+    "floor_divide": (ops.floor_divide, None), "remainder": (ops.remainder, None),
+    "fmod": (ops.fmod, None), "maximum": (ops.maximum, mint.maximum),
+    "minimum": (ops.minimum, mint.minimum), "clamp": (ops.clamp, mint.clamp),
+    "where": (ops.where, mint.where),
+    "eq": (ops.equal, mint.eq), "ne": (ops.not_equal, mint.ne), "lt": (ops.less, mint.lt),
+    "le": (ops.less_equal, mint.le), "gt": (ops.greater, mint.gt), "ge": (ops.greater_equal, mint.ge),
+    "logical_and": (ops.logical_and, mint.logical_and), "logical_or": (ops.logical_or, mint.logical_or),
+    "logical_not": (ops.logical_not, mint.logical_not), "logical_xor": (ops.logical_xor, None),
+    "bitwise_and": (ops.bitwise_and, None), "bitwise_or": (ops.bitwise_or, None),
+    "bitwise_xor": (ops.bitwise_xor, None),
+    "isnan": (ops.isnan, mint.isnan), "isinf": (ops.isinf, None), "isfinite": (ops.isfinite, mint.isfinite),
+    "cast": (ops.cast, None),
+    # reductions
+    "sum": (ops.sum, None), "mean": (ops.mean, None), "prod": (ops.prod, None),
+    "amax": (ops.amax, None), "amin": (ops.amin, None), "argmax": (ops.argmax, None),
+    "argmin": (ops.argmin, None), "all": (ops.all, None), "any": (ops.any, None),
+    "cumsum": (ops.cumsum, None), "cumprod": (ops.cumprod, None),
+    "logsumexp": (ops.logsumexp, None), "max_dim": (ops.max, None), "min_dim": (ops.min, None),
+    "topk": (ops.topk, None), "sort": (ops.sort, None), "std": (ops.std, None),
+    "var": (ops.var, None),
+    # shape
+    "reshape": (ops.reshape, None), "transpose": (ops.transpose, None),
+    "expand_dims": (ops.expand_dims, None), "squeeze": (ops.squeeze, None),
+    "broadcast_to": (ops.broadcast_to, None), "tile": (ops.tile, None),
+    "concat": (ops.cat, None), "stack": (ops.stack, None), "flip": (ops.flip, None),
+    "gather_elements": (ops.gather_elements, None), "tensor_scatter_elements": (ops.tensor_scatter_elements, None),
+    "index_select": (ops.gather, None), "roll": (ops.roll, None), "tril": (ops.tril, None),
+    "triu": (ops.triu, None), "masked_fill": (ops.masked_fill, None), "pad": (ops.pad, None),
+    "identity": (ops.deepcopy, None),
+    # linear algebra
+    "matmul": (ops.matmul, mint.matmul), "bmm": (ops.bmm, mint.bmm),
+    # creation / random
+    "zeros": (ops.zeros, mint.zeros), "ones": (ops.ones, mint.ones), "fill": (ops.fill, None),
+    "zeros_like": (ops.zeros_like, None), "ones_like": (ops.ones_like, None),
+    # nn
+    "softmax": (ops.softmax, mint.softmax), "log_softmax": (ops.log_softmax, None),
+    "conv2d": (ops.conv2d, None), "conv1d": (ops.conv1d, None), "conv3d": (ops.conv3d, None),
+    "conv_transpose2d": (ops.conv_transpose2d, None),
+    "max_pool2d": (ops.max_pool2d, None), "avg_pool2d": (ops.avg_pool2d, None),
+    "gelu": (ops.gelu, None), "silu": (ops.silu, None), "leaky_relu": (ops.leaky_relu, None),
+    "elu": (ops.elu, None), "softplus": (ops.softplus, None),
+}
+
+
+class _Kernels:
+    """Attribute bag: ``K.add`` is the kernel for the current device."""
+
+    device = None
+
+
+K = _Kernels()
+
+
+def select(target: str | None = None) -> str:
+    """Bind every kernel for ``target`` (default: MindSpore's current device)."""
+    target = target or device_target()
+    use_ascend = target == "Ascend"
+    for name, (cpu, ascend) in TABLE.items():
+        setattr(K, name, ascend if (use_ascend and ascend is not None) else cpu)
+    K.device = target
+    return target
+
+
+select()

@@ -1,0 +1,202 @@
+"""The support registry: every torch / torchvision name msnb implements.
+
+The registry is data (``support.json`` beside this file), so that readers such
+as the cell analyzer can load it without importing MindSpore.  It is generated
+from the adapter itself (``python -m msnb.adapter.support --write``) and a test
+checks the committed file matches what the adapter really exposes.
+
+Entry status is ``supported`` or ``partial``; a partial entry carries a note
+that says what differs.  A name absent from the registry is not supported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Entry", "load_registry", "is_supported", "build_registry", "to_markdown", "main", "REGISTRY_PATH",
+           "SUPPORT_LIST_URL", "NAMESPACES", "PARTIAL"]
+
+REGISTRY_PATH = Path(__file__).with_name("support.json")
+#: Where users are pointed when something is missing.
+SUPPORT_LIST_URL = "docs/support.md (or: python -m msnb.adapter.support --markdown)"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One supported API name, e.g. ``torch.nn.Conv2d`` or ``torch.Tensor.add_``."""
+
+    name: str
+    status: str  # "supported" | "partial"
+    note: str = ""
+
+
+@functools.lru_cache(maxsize=1)
+def load_registry() -> dict[str, Entry]:
+    """Read the committed registry; cheap, no MindSpore import."""
+    raw = json.loads(REGISTRY_PATH.read_text(encoding="utf-8"))
+    return {
+        name: Entry(name, info.get("status", "supported"), info.get("note", ""))
+        for name, info in raw["entries"].items()
+    }
+
+
+def is_supported(qualname: str) -> bool:
+    """True when ``qualname`` (``torch.x.y`` form) is listed."""
+    return qualname in load_registry()
+
+
+# --- building the registry from the adapter itself ------------------------------------
+
+#: Adapter namespaces and the public torch / torchvision module each stands for.
+NAMESPACES = {
+    "torch": "msnb.adapter.torch",
+    "torch.nn": "msnb.adapter.torch.nn",
+    "torch.nn.functional": "msnb.adapter.torch.nn.functional",
+    "torch.nn.init": "msnb.adapter.torch.nn.init",
+    "torch.nn.utils": "msnb.adapter.torch.nn.utils",
+    "torch.optim": "msnb.adapter.torch.optim",
+    "torch.optim.lr_scheduler": "msnb.adapter.torch.optim.lr_scheduler",
+    "torch.autograd": "msnb.adapter.torch.autograd",
+    "torch.cuda": "msnb.adapter.torch.cuda",
+    "torch.amp": "msnb.adapter.torch.amp",
+    "torch.accelerator": "msnb.adapter.torch.accelerator",
+    "torch.utils.data": "msnb.adapter.torch.utils.data",
+    "torch.utils.data.distributed": "msnb.adapter.torch.utils.data.distributed",
+    "torchvision": "msnb.adapter.torchvision",
+    "torchvision.transforms": "msnb.adapter.torchvision.transforms",
+    "torchvision.transforms.functional": "msnb.adapter.torchvision.transforms.functional",
+    "torchvision.datasets": "msnb.adapter.torchvision.datasets",
+    "torchvision.models": "msnb.adapter.torchvision.models",
+    "torchvision.utils": "msnb.adapter.torchvision.utils",
+}
+
+#: What differs from PyTorch where an API is implemented but not in full.
+PARTIAL = {
+    "torch.from_numpy": "copies the array: later writes to the array are not seen by the tensor",
+    "torch.Tensor.expand": "returns a copy, not a view: in-place writes to it do not reach the base",
+    "torch.expand_copy": "",
+    "torch.inference_mode": "tensors made inside are ordinary tensors afterwards",
+    "torch.sort": "sorts on the host (numpy, stable)",
+    "torch.Tensor.sort": "sorts on the host (numpy, stable)",
+    "torch.unique": "runs on the host (numpy); always sorted",
+    "torch.nonzero": "runs on the host (numpy)",
+    "torch.manual_seed": "seeds msnb's generator; the numbers differ from PyTorch's for the same seed",
+    "torch.einsum": "no '...' and no repeated index within one operand",
+    "torch.Tensor.view": "view(dtype) is not supported",
+    "torch.diag": "diagonal=0 only",
+    "torch.scatter": "reduce='multiply' is not supported",
+    "torch.nn.functional.max_pool2d": "return_indices=True is not supported",
+    "torch.nn.functional.embedding": "max_norm is not supported",
+    "torch.nn.Conv2d": "padding_mode other than 'zeros' is not supported",
+    "torch.nn.Conv1d": "padding_mode other than 'zeros' is not supported",
+    "torch.autograd.Function": "backward of a custom Function is not itself differentiable (no double backward)",
+    "torch.compile": "returns the model unchanged; use %%torch_on_ascend --mode graph",
+    "torch.set_printoptions": "accepted and ignored",
+    "torch.set_num_threads": "accepted and ignored",
+    "torch.Tensor.data_ptr": "identifies the shared data of a tensor and its views, not a memory address",
+}
+
+
+def _public_names(modname: str) -> list[str]:
+    import importlib
+
+    try:
+        mod = importlib.import_module(modname)
+    except ImportError:
+        return []
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        names = [n for n in vars(mod) if not n.startswith("_")]
+    out = []
+    for n in names:
+        obj = getattr(mod, n, None)
+        if obj is None or getattr(obj, "_msnb_unsupported", False):
+            continue
+        if type(obj).__name__ == "module" and not str(getattr(obj, "__name__", "")).startswith("msnb."):
+            continue
+        out.append(n)
+    return out
+
+
+def build_registry() -> dict:
+    """Introspect the adapter (imports MindSpore) and return the registry dict."""
+    from .torch import Tensor, _api_names
+
+    torch_top = set(_api_names.MODULE_NAMES.get("torch", ())) | {
+        "float", "double", "half", "long", "int", "short", "cfloat", "cdouble", "newaxis"}
+    entries: dict[str, dict] = {}
+
+    def add(name):
+        note = PARTIAL.get(name, "")
+        entries[name] = {"status": "partial", "note": note} if note else {"status": "supported"}
+
+    for ns, modname in NAMESPACES.items():
+        for n in _public_names(modname):
+            if ns == "torch" and n not in torch_top:
+                continue
+            add(f"{ns}.{n}")
+    tensor_api = set(_api_names.TENSOR_METHODS) | {"__getitem__", "__setitem__", "__format__", "__array__",
+                                                 "__iter__", "__len__", "__bool__", "__float__", "__int__"}
+    for n in sorted(tensor_api):
+        obj = getattr(Tensor, n, None)
+        if obj is None or getattr(obj, "_msnb_unsupported", False):
+            continue
+        # inherited from MindSpore and not re-implemented: not ours to list
+        owner = next((k for k in Tensor.__mro__ if n in vars(k)), None)
+        if owner is None or not owner.__module__.startswith("msnb."):
+            continue
+        add(f"torch.Tensor.{n}")
+    return {"version": 1, "entries": dict(sorted(entries.items()))}
+
+
+def to_markdown(reg: dict) -> str:
+    rows = ["# msnb support list", "",
+            "Generated by `python -m msnb.adapter.support --markdown`. A name not listed here is not",
+            "supported: using it raises an error that names it.", "",
+            f"{sum(1 for e in reg['entries'].values() if e['status'] == 'supported')} supported, "
+            f"{sum(1 for e in reg['entries'].values() if e['status'] == 'partial')} partial.", "",
+            "| API | status | note |", "| --- | --- | --- |"]
+    for name, e in reg["entries"].items():
+        rows.append(f"| `{name}` | {e['status']} | {e.get('note', '')} |")
+    return "\n".join(rows) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m msnb.adapter.support",
+                                description="msnb's support registry of torch / torchvision APIs.")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--markdown", action="store_true", help="print the support list as Markdown")
+    g.add_argument("--write", action="store_true", help="regenerate support.json and docs/support.md")
+    g.add_argument("--check", action="store_true", help="exit 1 if support.json is out of date")
+    args = p.parse_args(argv)
+    reg = build_registry()
+    if args.write:
+        REGISTRY_PATH.write_text(json.dumps(reg, indent=1) + "\n", encoding="utf-8")
+        docs = Path(__file__).resolve().parents[2] / "docs" / "support.md"
+        if docs.parent.is_dir():
+            docs.write_text(to_markdown(reg), encoding="utf-8")
+        print(f"wrote {len(reg['entries'])} entries to {REGISTRY_PATH}")
+        return 0
+    if args.check:
+        current = json.loads(REGISTRY_PATH.read_text(encoding="utf-8"))
+        if current != reg:
+            print("support.json is out of date: run python -m msnb.adapter.support --write", file=sys.stderr)
+            return 1
+        return 0
+    if args.markdown:
+        sys.stdout.write(to_markdown(reg))
+        return 0
+    counts = {}
+    for e in reg["entries"].values():
+        counts[e["status"]] = counts.get(e["status"], 0) + 1
+    print(json.dumps(counts))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

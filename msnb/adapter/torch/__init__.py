@@ -1,0 +1,71 @@
+"""msnb's ``torch``: PyTorch's API on MindSpore.
+
+Inside a ``%%torch_on_ascend`` cell (or ``msnb exec``), ``import torch``
+resolves here.  Names PyTorch has and msnb does not implement raise an
+``AttributeError`` that says so and points to the support list; nothing
+falls through to a silent wrong result.
+"""
+
+from __future__ import annotations
+
+from .._ms import MS_VERSION as _MS_VERSION
+from . import _dtype
+from ._dtype import *  # noqa: F401,F403 - dtypes and promotion helpers
+from ._dtype import dtype, finfo, iinfo
+from ._device import device
+from ._tensor import Size, Tensor
+from ._ops.creation import *  # noqa: F401,F403
+from ._ops.pointwise import *  # noqa: F401,F403
+from ._ops.reduction import *  # noqa: F401,F403
+from ._ops.shape import *  # noqa: F401,F403
+from ._ops.indexing import (gather, scatter, scatter_add, index_select, masked_select, nonzero,
+                            take_along_dim, index_add, take, masked_fill)
+from ._ops.linalg import *  # noqa: F401,F403
+from ._ops.random import (Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state, rand,
+                          randn, randint, randperm, normal, bernoulli, multinomial, rand_like, randn_like,
+                          randint_like, default_generator, poisson)
+from . import autograd
+from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, \
+    is_inference_mode_enabled
+from ._interop import cast_to_adapter_tensor, cast_to_ms_tensor, is_tensor, is_storage, numel, \
+    typename, compile, use_deterministic_algorithms, set_printoptions, get_num_threads, set_num_threads, \
+    is_nonzero, clamp_min, clamp_max, softmax, log_softmax, relu_, sigmoid_, tanh_, set_float32_matmul_precision, \
+    get_float32_matmul_precision
+from . import cuda, backends, accelerator, _api_names
+from .serialization import save, load
+
+__version__ = "2.13.0+msnb"
+version = type("version", (), {"__version__": __version__, "cuda": None, "git_version": "msnb",
+                               "mindspore": _MS_VERSION})
+
+FloatTensor = DoubleTensor = LongTensor = IntTensor = BoolTensor = ByteTensor = HalfTensor = Tensor
+strided = "torch.strided"
+contiguous_format = preserve_format = channels_last = "torch.contiguous_format"
+import builtins as _b
+inf = _b.float("inf")
+nan = _b.float("nan")
+pi = 3.141592653589793
+e = 2.718281828459045
+newaxis = None
+
+_LAZY = {"nn": ".nn", "optim": ".optim", "utils": ".utils", "amp": ".amp", "distributed": ".distributed",
+         "multiprocessing": ".multiprocessing", "hub": ".hub", "fft": ".fft", "linalg": ".linalg",
+         "special": ".special", "jit": ".jit", "testing": ".testing", "onnx": ".onnx",
+         "distributions": ".distributions"}
+
+
+def __getattr__(name):
+    import importlib
+
+    if name in _LAZY:
+        try:
+            mod = importlib.import_module(_LAZY[name], __name__)
+        except ModuleNotFoundError:
+            raise AttributeError(f"torch.{name} is not supported by msnb yet (see the support list: "
+                                 "python -m msnb.adapter.support --markdown)") from None
+        globals()[name] = mod
+        return mod
+    if name in _api_names.MODULE_NAMES.get("torch", ()):
+        raise AttributeError(f"torch.{name} is not supported by msnb yet (see the support list: "
+                             "python -m msnb.adapter.support --markdown)")
+    raise AttributeError(f"module 'torch' has no attribute '{name}'")

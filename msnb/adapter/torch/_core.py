@@ -1,0 +1,239 @@
+"""Plumbing shared by every adapter op: wrapping MindSpore results as adapter
+tensors, deciding whether to record autograd, type promotion of operands,
+and PyTorch's alias semantics (views and in-place writes).
+
+Alias model
+-----------
+MindSpore's CPU backend has no memory-sharing views, so msnb keeps PyTorch's
+semantics itself.  A view remembers its root base, a function that derives
+it from the root (``_vfn``) and one that writes a new value of the view back
+into the root (``_vinv``).  An in-place op computes the new value out of
+place, writes it into the root, then refreshes every live view of that root,
+so every alias sees every write -- including MindSpore code reading the same
+objects.  Autograd follows the same path (the write-back is a differentiable
+op), which is how PyTorch's ``CopySlices`` behaves.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from .._dispatch import K
+from .._ms import TensorPy, ms, set_data
+from . import _dtype as D
+from .autograd.grad_mode import STATE, no_grad
+from .autograd.graph import record
+
+__all__ = ["wrap", "needs_grad", "to_ms_operand", "binary_operands", "inplace", "make_view",
+           "Tensor_", "snapshot", "write_out", "cast", "wrap_fresh", "record", "K", "STATE", "no_grad", "ms"]
+
+Tensor_ = None  # set by _tensor once the class exists (avoids an import cycle)
+
+
+def wrap(x):
+    """Re-class a fresh MindSpore tensor as an adapter tensor (no copy)."""
+    if type(x) is not Tensor_:
+        if isinstance(x, Tensor_):  # a Parameter or other subclass: make a plain alias
+            x = K.identity(x)
+        x.__class__ = Tensor_
+    return x
+
+
+def wrap_fresh(x, *inputs):
+    """Like :func:`wrap`, but never return one of ``inputs`` itself: some
+    MindSpore ops hand back their input unchanged when there is nothing to do."""
+    for i in inputs:
+        if x is i:
+            x = K.identity(x)
+            break
+    return wrap(x)
+
+
+def needs_grad(*ts) -> bool:
+    if not STATE.enabled:
+        return False
+    for t in ts:
+        if isinstance(t, Tensor_) and (t._grad_fn is not None or t._req_grad):
+            return True
+    return False
+
+
+def to_ms_operand(x):
+    """Python scalars stay scalars; tensors pass through; numpy/lists become tensors."""
+    if isinstance(x, (int, float, bool, TensorPy)):
+        return x
+    from ._ops.creation import tensor
+    return tensor(x)
+
+
+def binary_operands(a, b):
+    """Promote two operands as PyTorch does; return (a, b, result_dtype).
+
+    Tensors are cast to the result dtype; Python scalars stay scalars unless
+    both are scalars (then one becomes a 0-d tensor)."""
+    if not isinstance(a, TensorPy):
+        a = to_ms_operand(a)
+    if not isinstance(b, TensorPy):
+        b = to_ms_operand(b)
+    ta, tb = isinstance(a, TensorPy), isinstance(b, TensorPy)
+    if ta and tb:
+        da, db = a.dtype, b.dtype
+        if da is db:
+            return a, b, da
+    rt = D.result_type(a, b)
+    if ta and a.dtype is not rt:
+        a = cast(a, rt)
+    if tb and b.dtype is not rt:
+        b = cast(b, rt)
+    if not ta and not tb:
+        from ._ops.creation import tensor
+        a = tensor(a, dtype=rt)
+    if not ta and rt.is_floating_point and isinstance(a, int):
+        a = float(a)
+    if not tb and rt.is_floating_point and isinstance(b, int):
+        b = float(b)
+    return a, b, rt
+
+
+def cast(x, dtype):
+    """Differentiable dtype conversion (returns ``x`` itself when nothing changes)."""
+    dtype = D.to_torch_dtype(dtype)
+    if x.dtype is dtype:
+        return x
+    src = x.dtype
+    out = wrap(K.cast(x, dtype))
+    if needs_grad(x) and dtype.is_floating_point and src.is_floating_point:
+        record("ToCopyBackward0", out, (x,), lambda g: (cast(g, src),))
+    return out
+
+
+# --- in-place writes and views ---------------------------------------------------
+
+_LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+_VIEW_LEAF_INPLACE = ("a view of a leaf Variable that requires grad is being used in an in-place "
+                      "operation.")
+
+
+def _tracks_grad(t) -> bool:
+    return t._grad_fn is not None or t._req_grad
+
+
+def inplace(self, new):
+    """Make ``self`` (and every alias of it) hold ``new``; returns ``self``.
+
+    ``new`` is a fresh result computed out of place, already of ``self``'s
+    shape.  Its dtype is cast to ``self``'s, as PyTorch's in-place ops do."""
+    if new.dtype is not self.dtype:
+        if not D.can_cast(new.dtype, self.dtype):
+            raise RuntimeError(f"result type {_ms_name(new.dtype)} can't be cast to the desired "
+                               f"output type {_ms_name(self.dtype)}")
+        new = cast(new, self.dtype)
+    if tuple(new.shape) != tuple(self.shape):
+        new = new.expand(self.shape).contiguous()
+    grad_on = STATE.enabled
+    base = self._vbase
+    if base is None:
+        if grad_on and self._req_grad and self._grad_fn is None:
+            raise RuntimeError(_LEAF_INPLACE)
+        set_data(self, new)
+        self._v += 1
+        if grad_on and (new._grad_fn is not None or self._grad_fn is not None):
+            self._grad_fn, self._output_nr = new._grad_fn, new._output_nr
+        _refresh_views(self, grad_on)
+        return self
+    detached = self._vdetached
+    track = grad_on and not detached and (_tracks_grad(new) or _tracks_grad(base))
+    if track and base._req_grad and base._grad_fn is None:
+        raise RuntimeError(_VIEW_LEAF_INPLACE)
+    if track:
+        new_root = self._vinv(base, new)
+    else:
+        with no_grad():
+            new_root = self._vinv(base, new)
+    set_data(base, new_root)
+    base._v += 1
+    if track:
+        base._grad_fn, base._output_nr = new_root._grad_fn, new_root._output_nr
+    _refresh_views(base, track)
+    return self
+
+
+def write_out(out, result):
+    """Honour an ``out=`` argument: ``out`` takes ``result``'s value (resized
+    if needed) and is returned, as PyTorch does."""
+    if out is None:
+        return result
+    if tuple(out.shape) == tuple(result.shape):
+        return inplace(out, result)
+    if out._vbase is not None:
+        raise RuntimeError("msnb: cannot resize a view passed as out=")
+    set_data(out, K.identity(result))
+    out._v += 1
+    _refresh_views(out, False)
+    return out
+
+
+def snapshot(t):
+    """A new tensor holding ``t``'s current value and autograd identity but
+    belonging to no alias group, so an op about to overwrite ``t`` in place
+    can save its old value for backward."""
+    s = wrap(K.identity(t))
+    if t._grad_fn is not None:
+        s._grad_fn, s._output_nr = t._grad_fn, t._output_nr
+    elif t._req_grad:
+        from .autograd.graph import acc_node
+        s._grad_fn, s._output_nr = acc_node(t), 0
+    return s
+
+
+def _ms_name(d):
+    return repr(d).split(".")[-1].capitalize()
+
+
+def _refresh_views(root, track):
+    views = root.__dict__.get("_views")
+    if not views:
+        return
+    for v in list(views):
+        if v._vdetached or not (track and _tracks_grad(root)):
+            with no_grad():
+                nv = v._vfn(root)
+            set_data(v, nv)
+            if not v._vdetached:
+                v._grad_fn = None if not _tracks_grad(root) else v._grad_fn
+        else:
+            nv = v._vfn(root)
+            set_data(v, nv)
+            v._grad_fn, v._output_nr = nv._grad_fn, nv._output_nr
+        v._v = root._v
+
+
+def make_view(src, out, fn, inv, detached=False):
+    """Register ``out`` (already computed from ``src`` by ``fn``) as a view.
+
+    ``fn(t)`` derives the view from ``t``; ``inv(t, new)`` returns ``t`` with
+    the view's region replaced by ``new``.  Both are composed down to the root
+    so a view of a view writes straight into the root."""
+    base = src._vbase
+    if base is None:
+        root, vfn, vinv = src, fn, inv
+    else:
+        pfn, pinv = src._vfn, src._vinv
+        root = base
+
+        def vfn(r, pfn=pfn, fn=fn):
+            return fn(pfn(r))
+
+        def vinv(r, new, pfn=pfn, pinv=pinv, inv=inv):
+            return pinv(r, inv(pfn(r), new))
+        detached = detached or src._vdetached
+    out._vbase = root
+    out._vfn = vfn
+    out._vinv = vinv
+    out._vdetached = detached
+    out._v = root._v
+    views = root.__dict__.get("_views")
+    if views is None:
+        views = root._views = weakref.WeakSet()
+    views.add(out)
+    return out

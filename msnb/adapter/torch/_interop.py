@@ -1,0 +1,126 @@
+"""Bridges to MindSpore and small top-level torch helpers."""
+
+from __future__ import annotations
+
+import functools
+
+from .._ms import TensorPy, ms
+from . import _core
+from ._ops import pointwise as P
+
+__all__ = ["cast_to_adapter_tensor", "cast_to_ms_tensor", "is_tensor", "is_storage", "numel", "typename",
+           "compile", "use_deterministic_algorithms", "set_printoptions", "get_num_threads",
+           "set_num_threads", "is_nonzero", "clamp_min", "clamp_max", "softmax", "log_softmax", "relu_",
+           "sigmoid_", "tanh_", "set_float32_matmul_precision", "get_float32_matmul_precision"]
+
+
+def cast_to_adapter_tensor(x):
+    """MSAdapter's name: turn MindSpore tensors (also inside tuples/lists/dicts) into adapter tensors.
+
+    A new adapter tensor is returned; the MindSpore tensor itself is left as it was."""
+    from ._tensor import Tensor
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, TensorPy):
+        return _core.wrap(_core.K.identity(x))
+    if isinstance(x, (list, tuple)):
+        return type(x)(cast_to_adapter_tensor(v) for v in x)
+    if isinstance(x, dict):
+        return {k: cast_to_adapter_tensor(v) for k, v in x.items()}
+    return x
+
+
+def cast_to_ms_tensor(x):
+    """MSAdapter's name: a plain ``mindspore.Tensor`` with the same values."""
+    if isinstance(x, TensorPy):
+        out = _core.K.identity(x)
+        out.__class__ = ms.Tensor
+        return out
+    if isinstance(x, (list, tuple)):
+        return type(x)(cast_to_ms_tensor(v) for v in x)
+    return x
+
+
+def is_tensor(obj):
+    from ._tensor import Tensor
+    return isinstance(obj, Tensor)
+
+
+def is_storage(obj):
+    return False
+
+
+def is_nonzero(input):
+    return bool(input)
+
+
+def numel(input):
+    return input.numel()
+
+
+def typename(obj):
+    return obj.type() if is_tensor(obj) else type(obj).__name__
+
+
+def compile(model=None, **kwargs):  # noqa: A001 - torch's name
+    """``torch.compile``: returns the model unchanged (msnb compiles through ``--mode graph``)."""
+    if model is None:
+        return lambda m: m
+    return model
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    ms.set_context(deterministic="ON" if mode else "OFF")
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
+                     sci_mode=None):
+    pass
+
+
+def get_num_threads():
+    import os
+    return os.cpu_count() or 1
+
+
+def set_num_threads(n):
+    pass
+
+
+def set_float32_matmul_precision(precision):
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"Invalid precision {precision}")
+
+
+def get_float32_matmul_precision():
+    return "highest"
+
+
+def clamp_min(input, min):  # noqa: A002
+    return P.clamp(input, min=min)
+
+
+def clamp_max(input, max):  # noqa: A002
+    return P.clamp(input, max=max)
+
+
+def softmax(input, dim, dtype=None):
+    from .nn import functional as F
+    return F.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, dtype=None):
+    from .nn import functional as F
+    return F.log_softmax(input, dim, dtype=dtype)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def sigmoid_(input):
+    return input.sigmoid_()
+
+
+def tanh_(input):
+    return input.tanh_()

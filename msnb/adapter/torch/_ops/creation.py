@@ -1,0 +1,242 @@
+"""Tensor creation: ``torch.tensor``, ``zeros``, ``arange``, ``eye`` ..."""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from .. import _dtype as D
+from .._core import K, TensorPy, wrap
+from .. import _core
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "zeros", "ones", "full", "empty",
+           "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace",
+           "logspace", "eye", "scalar_tensor", "size_args", "from_ms", "tril_indices"]
+
+
+def size_args(size):
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size)``."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, TensorPy):
+            s = s.item()
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _np_default(data, dtype):
+    """numpy array from Python data, with torch's dtype inference."""
+    from .._tensor import Tensor
+
+    if isinstance(data, Tensor):
+        arr = data.numpy()
+    elif isinstance(data, (list, tuple)) and any(isinstance(e, Tensor) for e in _flat(data)):
+        arr = np.array([_np_default(e, None) for e in data])
+    else:
+        arr = np.asarray(data)
+    if dtype is not None:
+        d = D.to_torch_dtype(dtype)
+        return arr.astype(np.float32 if d is D.bfloat16 else d.numpy, copy=False), d
+    if arr.dtype.kind == "f":
+        d = D.get_default_dtype() if not isinstance(data, np.ndarray) else D.to_torch_dtype(arr.dtype)
+        return arr.astype(d.numpy, copy=False), d
+    if arr.dtype.kind in "iu" and not isinstance(data, np.ndarray):
+        return arr.astype(np.int64), D.int64
+    if arr.dtype.kind == "c" and not isinstance(data, np.ndarray):
+        return arr.astype(np.complex64), D.complex64
+    if arr.dtype == np.object_:
+        raise TypeError(f"can't convert object of type {type(data).__name__} to a tensor")
+    if arr.dtype.kind in "US":
+        raise TypeError("new(): invalid data type 'str'")
+    return arr, D.to_torch_dtype(arr.dtype)
+
+
+def _flat(x):
+    if isinstance(x, (list, tuple)):
+        for e in x:
+            yield from _flat(e)
+    else:
+        yield x
+
+
+def from_ms(x):
+    return wrap(x)
+
+
+def _finish(arr, d, requires_grad=False):
+    arr = np.asarray(arr)
+    t = ms_from_numpy(arr if arr.flags.c_contiguous else arr.copy())
+    if d is D.bfloat16:
+        t = K.cast(t, D.bfloat16)
+    t = wrap(t)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def ms_from_numpy(arr):
+    # MindSpore's constructor copies, so the tensor owns its memory.
+    return _core.ms.Tensor(arr)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """msnb implementation of ``torch.tensor``: always copies ``data``."""
+    from .._tensor import Tensor
+
+    if isinstance(data, Tensor):
+        out = data.detach().clone()
+        if dtype is not None:
+            out = out.to(dtype)
+        if requires_grad:
+            out.requires_grad_(True)
+        return out
+    arr, d = _np_default(data, dtype)
+    return _finish(arr, d, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """msnb implementation of ``torch.as_tensor``: no copy for a tensor of the right dtype."""
+    from .._tensor import Tensor
+
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
+    return tensor(data, dtype=dtype)
+
+
+asarray = as_tensor
+
+
+def from_numpy(arr):
+    """msnb implementation of ``torch.from_numpy``.
+
+    Partial: the tensor is a copy; later writes to the array are not seen by
+    the tensor (MindSpore does not share host memory with numpy on write)."""
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    return _finish(arr, D.to_torch_dtype(arr.dtype))
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    return tensor(s, dtype=dtype or D.get_default_dtype(), requires_grad=requires_grad)
+
+
+def _fill(size, value, dtype, requires_grad):
+    d = D.to_torch_dtype(dtype) if dtype is not None else (
+        D.get_default_dtype() if isinstance(value, float) or value is None else D.result_type(value))
+    if value is None:
+        value = 0
+    arr = np.full(size, value, dtype=np.float32 if d is D.bfloat16 else d.numpy)
+    return _finish(arr, d, requires_grad)
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """msnb implementation of ``torch.zeros``."""
+    t = _fill(size_args(size), 0, dtype or D.get_default_dtype(), requires_grad)
+    return _core.write_out(out, t)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """msnb implementation of ``torch.ones``."""
+    t = _fill(size_args(size), 1, dtype or D.get_default_dtype(), requires_grad)
+    return _core.write_out(out, t)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None):
+    """msnb implementation of ``torch.empty`` (memory is zero-filled)."""
+    return zeros(*size, out=out, dtype=dtype, requires_grad=requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """msnb implementation of ``torch.full`` (dtype inferred from ``fill_value``)."""
+    if isinstance(fill_value, TensorPy):
+        fill_value = fill_value.item()
+    if dtype is None:
+        dtype = D.bool if isinstance(fill_value, bool) else D.int64 if isinstance(fill_value, int) \
+            else D.get_default_dtype()
+    t = _fill(size_args((size,)), fill_value, dtype, requires_grad)
+    return _core.write_out(out, t)
+
+
+def _like(x, value, dtype, requires_grad):
+    d = dtype if dtype is not None else x.dtype
+    return _fill(tuple(x.shape), value, d, requires_grad)
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _like(input, 0, dtype, requires_grad)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _like(input, 1, dtype, requires_grad)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _like(input, 0, dtype, requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    return _like(input, fill_value, dtype, requires_grad)
+
+
+def _num(x):
+    return x.item() if isinstance(x, TensorPy) else x
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False):
+    """msnb implementation of ``torch.arange``: ``arange(5)``, ``arange(1, 5)``, ``arange(0, 1, .1)``."""
+    start, end, step = _num(start), _num(end), _num(step)
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if dtype is None:
+        dtype = D.int64 if all(isinstance(v, int) for v in (start, end, step)) else D.get_default_dtype()
+    d = D.to_torch_dtype(dtype)
+    n = max(0, math.ceil((end - start) / step))
+    arr = (start + np.arange(n, dtype=np.float64) * step) if d.is_floating_point else \
+        np.arange(start, end, step, dtype=np.int64)
+    t = _finish(arr.astype(d.numpy), d, requires_grad)
+    return _core.write_out(out, t)
+
+
+def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A001
+    """msnb implementation of the deprecated ``torch.range`` (end inclusive)."""
+    if end is None:
+        start, end = 0, start
+    n = int(math.floor((end - start) / step)) + 1
+    d = D.to_torch_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    return _finish((start + np.arange(n) * step).astype(d.numpy), d, requires_grad)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """msnb implementation of ``torch.linspace``."""
+    d = D.to_torch_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    arr = np.linspace(_num(start), _num(end), int(steps), dtype=np.float64)
+    return _core.write_out(out, _finish(arr.astype(d.numpy), d, requires_grad))
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    d = D.to_torch_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    arr = np.logspace(_num(start), _num(end), int(steps), base=base)
+    return _finish(arr.astype(d.numpy), d, requires_grad)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """msnb implementation of ``torch.eye``."""
+    d = D.to_torch_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    return _core.write_out(out, _finish(np.eye(n, m if m is not None else n, dtype=d.numpy), d,
+                                        requires_grad))
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None):
+    r, c = np.tril_indices(row, offset, col)
+    return tensor(np.stack([r, c]).astype(np.int64), dtype=dtype or D.int64)

@@ -1,0 +1,329 @@
+"""Indexing: ``x[...]`` reads and writes, ``gather``/``scatter``,
+``index_select``, ``masked_fill`` and friends.
+
+Basic indices (ints, slices, ``None``, ``...``) give views, as in PyTorch.
+Advanced indices (integer tensors or lists, bool masks) give copies; they are
+resolved on the host into flat positions with numpy's indexing rules, which
+PyTorch follows, so mixed basic/advanced indices behave as PyTorch's do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._core import K, TensorPy, cast, inplace, make_view, ms, needs_grad, record, wrap
+from . import pointwise as P
+
+__all__ = ["getitem", "setitem", "index_put", "gather", "scatter", "scatter_add", "index_select",
+           "masked_fill", "masked_select", "nonzero", "take_along_dim", "index_add", "take",
+           "is_basic_index"]
+
+_MsGet = ms.Tensor.__getitem__
+_MsSet = ms.Tensor.__setitem__
+
+
+def _norm(idx):
+    return idx if isinstance(idx, tuple) else (idx,)
+
+
+def is_basic_index(idx) -> bool:
+    for i in idx:
+        if i is None or i is Ellipsis or isinstance(i, slice):
+            continue
+        if isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)):
+            continue
+        if isinstance(i, TensorPy) and i.ndim == 0 and not i.dtype.is_floating_point and i.dtype is not D.bool:
+            continue
+        return False
+    return True
+
+
+def _plain(idx):
+    out = []
+    for i in idx:
+        if isinstance(i, TensorPy):
+            i = int(i.item())
+        elif isinstance(i, np.integer):
+            i = int(i)
+        out.append(i)
+    return tuple(out)
+
+
+def _check_bounds(x, idx):
+    dim = 0
+    for i in idx:
+        if i is None:
+            continue
+        if i is Ellipsis:
+            dim = x.ndim - sum(1 for j in idx if j is not None and j is not Ellipsis) + dim
+            continue
+        if isinstance(i, int):
+            n = x.shape[dim] if dim < x.ndim else None
+            if n is None:
+                raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {n}")
+        dim += 1
+    if dim > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+
+
+def _basic_get(x, idx):
+    res = _MsGet(x, idx) if idx else K.identity(x)
+    if res is x:
+        res = K.identity(x)
+    res = wrap(res)
+    if needs_grad(x):
+        shp, dt = tuple(x.shape), x.dtype
+        record("SliceBackward0", res, (x,), lambda g: (_basic_put(_zeros(shp, g.dtype), idx, g),))
+    return res
+
+
+def _zeros(shape, dtype):
+    return wrap(K.zeros(shape, dtype))
+
+
+def _basic_put(x, idx, v):
+    """``x`` with ``x[idx] = v``, computed out of place (differentiable)."""
+    res = K.identity(x)
+    vv = v
+    if isinstance(vv, TensorPy):
+        vv = cast(vv, x.dtype) if vv.dtype is not x.dtype else vv
+        # MindSpore wants the value already broadcast to the slot's shape
+        slot = _MsGet(x, idx) if idx else x
+        if tuple(vv.shape) != tuple(slot.shape):
+            vv = K.broadcast_to(K.reshape(vv, tuple(vv.shape)[max(0, vv.ndim - slot.ndim):]) if vv.ndim > slot.ndim else vv,
+                                tuple(slot.shape))
+    elif isinstance(vv, bool) and x.dtype.is_floating_point:
+        vv = float(vv)
+    if idx:
+        _MsSet(res, idx, vv)
+    else:
+        res = K.broadcast_to(vv, tuple(x.shape)) if isinstance(vv, TensorPy) else K.fill(x.dtype, tuple(x.shape), vv)
+    res = wrap(res)
+    if needs_grad(x, v):
+        vshape = tuple(v.shape) if isinstance(v, TensorPy) else None
+
+        def bw(g):
+            gx = _basic_put(g, idx, 0.0) if _rg(x) else None
+            gv = P.sum_to(_basic_get(g, idx), vshape) if vshape is not None and _rg(v) else None
+            return gx, gv
+        record("CopySlices", res, (x, v if isinstance(v, TensorPy) else None), bw)
+    return res
+
+
+def _rg(t):
+    return isinstance(t, TensorPy) and t.requires_grad
+
+
+def _np_index(idx):
+    out = []
+    for i in idx:
+        if isinstance(i, TensorPy):
+            i = i.numpy()
+        elif isinstance(i, list):
+            i = np.asarray(i)
+        out.append(i)
+    return tuple(out)
+
+
+def _flat_positions(x, idx):
+    pos = np.arange(x.numel(), dtype=np.int64).reshape(tuple(x.shape))
+    try:
+        return pos[_np_index(idx)]
+    except IndexError as e:
+        raise IndexError(str(e)) from None
+
+
+def _adv_get(x, idx):
+    from .creation import tensor
+    lin = _flat_positions(x, idx)
+    flat = x.reshape(-1)
+    res = wrap(K.index_select(flat, tensor(lin.reshape(-1)), 0)) if lin.size else _zeros((0,), x.dtype)
+    res = res.reshape(lin.shape) if lin.size else res.reshape(lin.shape)
+    if needs_grad(x):
+        shp = tuple(x.shape)
+        n = x.numel()
+
+        def bw(g):
+            return (index_add(_zeros((n,), g.dtype), 0, tensor(lin.reshape(-1)), g.reshape(-1)).reshape(shp),)
+        record("IndexBackward0", res, (x,), bw)
+    return res
+
+
+def getitem(x, idx):
+    """``x[idx]``: a view for basic indices, a copy otherwise."""
+    idx = _norm(idx)
+    if is_basic_index(idx):
+        idx = _plain(idx)
+        _check_bounds(x, idx)
+        res = _basic_get(x, idx)
+        return make_view(x, res, lambda t: _basic_get(t, idx), lambda t, new: _basic_put(t, idx, new))
+    return _adv_get(x, idx)
+
+
+def index_put(x, idx, v, accumulate=False):
+    """Out-of-place ``x[idx] = v`` (or ``+=`` with ``accumulate``) for any index."""
+    from .creation import tensor
+    idx = _norm(idx)
+    if not accumulate and is_basic_index(idx):
+        idx = _plain(idx)
+        _check_bounds(x, idx)
+        return _basic_put(x, idx, v)
+    lin = _flat_positions(x, idx)
+    if not isinstance(v, TensorPy):
+        v = tensor(v, dtype=x.dtype)
+    v = cast(v, x.dtype)
+    vb = v.expand(lin.shape) if tuple(v.shape) != lin.shape else v
+    flat = x.reshape(-1)
+    li = tensor(lin.reshape(-1))
+    if accumulate:
+        res = index_add(flat, 0, li, vb.reshape(-1))
+    else:
+        if lin.size and len(np.unique(lin)) != lin.size:
+            # last write wins, as on PyTorch's CPU backend
+            _, last = np.unique(lin.reshape(-1)[::-1], return_index=True)
+            keep = (lin.size - 1 - last)
+            li = tensor(lin.reshape(-1)[keep])
+            vb = vb.reshape(-1)[tensor(keep.astype(np.int64))]
+        res = _scatter_flat(flat, li, vb.reshape(-1))
+    return res.reshape(tuple(x.shape))
+
+
+def _scatter_flat(flat, li, vals):
+    mask = wrap(K.zeros((flat.shape[0],), D.bool))
+    ones = wrap(K.ones((li.shape[0],), D.int32))
+    hit = index_add(cast(mask, D.int32), 0, li, ones)
+    placed = index_add(P.mul(flat, 0), 0, li, vals)
+    return P.where(P.gt(hit, 0), placed, flat)
+
+
+def setitem(x, idx, v):
+    """``x[idx] = v`` in place (through every alias of ``x``)."""
+    from .._core import snapshot
+    src = snapshot(x) if needs_grad(x, v) else x
+    inplace(x, index_put(src, idx, v))
+
+
+def index_select(input, dim, index, *, out=None):
+    """msnb implementation of ``torch.index_select``."""
+    from .reduction import dims_of
+    d = dims_of(input, dim)[0]
+    idx = cast(index, D.int64).reshape(-1)
+    res = wrap(K.index_select(input, idx, d))
+    if needs_grad(input):
+        shp = tuple(input.shape)
+        record("IndexSelectBackward0", res, (input,),
+               lambda g: (index_add(_zeros(shp, g.dtype), d, idx, g),))
+    return res
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """msnb implementation of ``torch.index_add`` (out of place)."""
+    from .reduction import dims_of
+    d = dims_of(input, dim)[0]
+    src = source if alpha == 1 else P.mul(source, alpha)
+    src = cast(src, input.dtype)
+    idx = cast(index, D.int64).reshape(-1)
+    # scatter_add along dim d using an index broadcast to src's shape
+    shape = [1] * src.ndim
+    shape[d] = -1
+    full_idx = idx.reshape(shape).expand(tuple(src.shape))
+    return scatter_add(input, d, full_idx, src)
+
+
+def gather(input, dim, index, *, sparse_grad=False):
+    """msnb implementation of ``torch.gather``."""
+    from .reduction import dims_of
+    d = dims_of(input, dim)[0]
+    idx = cast(index, D.int64)
+    if input.ndim == 0:
+        return input.reshape(()) * 1
+    res = wrap(K.gather_elements(input, d, idx))
+    if needs_grad(input):
+        shp = tuple(input.shape)
+        record("GatherBackward0", res, (input,), lambda g: (scatter_add(_zeros(shp, g.dtype), d, idx, g),))
+    return res
+
+
+def take_along_dim(input, indices, dim=None):
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    return gather(input, dim, indices)
+
+
+def take(input, index):
+    return gather(input.reshape(-1), 0, index.reshape(-1)).reshape(tuple(index.shape))
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """msnb implementation of ``torch.scatter`` (tensor or scalar ``src``; reduce 'add'/'multiply')."""
+    from .reduction import dims_of
+    d = dims_of(input, dim)[0]
+    idx = cast(index, D.int64)
+    if src is None:
+        src = value
+    if not isinstance(src, TensorPy):
+        from .creation import full
+        src = full(tuple(idx.shape), src, dtype=input.dtype)
+    src = cast(src, input.dtype)
+    if reduce == "add":
+        return scatter_add(input, d, idx, src)
+    if reduce == "multiply":
+        raise NotImplementedError("torch.scatter(reduce='multiply') is not supported by msnb yet")
+    if tuple(src.shape) != tuple(idx.shape):
+        src = src[tuple(slice(0, s) for s in idx.shape)]
+    res = wrap(K.tensor_scatter_elements(input, idx, src, d))
+    if needs_grad(input, src):
+        def bw(g):
+            gi = scatter(g, d, idx, 0.0) if _rg(input) else None
+            gs = gather(g, d, idx) if _rg(src) else None
+            return gi, gs
+        record("ScatterBackward0", res, (input, src), bw)
+    return res
+
+
+def scatter_add(input, dim, index, src):
+    """msnb implementation of ``torch.scatter_add``."""
+    from .reduction import dims_of
+    d = dims_of(input, dim)[0]
+    idx = cast(index, D.int64)
+    src = cast(src, input.dtype)
+    if tuple(src.shape) != tuple(idx.shape):
+        src = src[tuple(slice(0, s) for s in idx.shape)]
+    res = wrap(K.tensor_scatter_elements(input, idx, src, d, "add"))
+    if needs_grad(input, src):
+        record("ScatterAddBackward0", res, (input, src),
+               lambda g: (g if _rg(input) else None, gather(g, d, idx) if _rg(src) else None))
+    return res
+
+
+def masked_fill(input, mask, value):
+    """msnb implementation of ``torch.masked_fill``."""
+    if isinstance(value, TensorPy):
+        if value.ndim:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                               f"with {value.ndim} dimension(s).")
+        if not value.requires_grad:
+            value = value.item()
+    return P.where(cast(mask, D.bool), value if isinstance(value, TensorPy) else
+                   (float(value) if input.dtype.is_floating_point else value), input) \
+        if not isinstance(value, TensorPy) else P.where(cast(mask, D.bool), value.to(input.dtype), input)
+
+
+def masked_select(input, mask):
+    m = cast(mask, D.bool)
+    if tuple(m.shape) != tuple(input.shape):
+        input, m = input.expand(np.broadcast_shapes(tuple(input.shape), tuple(m.shape))), \
+            m.expand(np.broadcast_shapes(tuple(input.shape), tuple(m.shape)))
+    return _adv_get(input, (m,))
+
+
+def nonzero(input, *, as_tuple=False):
+    """msnb implementation of ``torch.nonzero``."""
+    from .creation import tensor
+    nz = np.nonzero(input.detach().numpy())
+    if as_tuple:
+        return tuple(tensor(a.astype(np.int64)) for a in nz)
+    return tensor(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))

@@ -1,0 +1,178 @@
+"""Matrix products: ``matmul``/``@``, ``mm``, ``bmm``, ``einsum`` ..."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._core import K, binary_operands, cast, needs_grad, record, wrap, write_out
+from . import pointwise as P
+
+__all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "addmm", "baddbmm", "einsum",
+           "inner", "tensordot", "cross", "kron", "trace"]
+
+
+def _mt(x):
+    return x.transpose(-1, -2)
+
+
+def matmul(input, other, *, out=None):
+    """msnb implementation of ``torch.matmul`` (1-D, 2-D and batched, with broadcasting)."""
+    a, b, rt = binary_operands(input, other)
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
+                           f"{a.ndim}D and {b.ndim}D")
+    a2 = a.unsqueeze(0) if a.ndim == 1 else a
+    b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+    if a2.shape[-1] != b2.shape[-2]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a2.shape[-2]}x{a2.shape[-1]} "
+                           f"and {b2.shape[-2]}x{b2.shape[-1]})")
+    res = wrap(K.matmul(a2, b2))
+    if needs_grad(a2, b2):
+        sa, sb = tuple(a2.shape), tuple(b2.shape)
+        record("MmBackward0" if a2.ndim == 2 and b2.ndim == 2 else "BmmBackward0", res, (a2, b2),
+               lambda g: (P.sum_to(matmul(g, _mt(b2)), sa) if a2.requires_grad else None,
+                          P.sum_to(matmul(_mt(a2), g), sb) if b2.requires_grad else None),
+               saved=(a2, b2))
+    if a.ndim == 1:
+        res = res.squeeze(-2)
+    if b.ndim == 1:
+        res = res.squeeze(-1)
+    return write_out(out, res)
+
+
+def mm(input, mat2, *, out=None):
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    return matmul(input, mat2, out=out)
+
+
+def bmm(input, mat2, *, out=None):
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor")
+    return matmul(input, mat2, out=out)
+
+
+def mv(input, vec):
+    return matmul(input, vec)
+
+
+def dot(input, other):
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    return (input * other).sum()
+
+
+vdot = inner = dot
+
+
+def outer(input, vec2):
+    return P.mul(input.unsqueeze(-1), vec2.unsqueeze(0))
+
+
+ger = outer
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    return P.add(P.mul(input, beta) if beta != 1 else input, P.mul(matmul(mat1, mat2), alpha) if alpha != 1 else matmul(mat1, mat2))
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    return addmm(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def trace(input):
+    from .shape import diag
+    return diag(input).sum()
+
+
+def einsum(equation, *operands):
+    """msnb implementation of ``torch.einsum``, lowered to permute/reshape/matmul
+    (differentiable through those ops)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    eq = equation.replace(" ", "")
+    if "..." in eq:
+        raise NotImplementedError("torch.einsum with '...' is not supported by msnb yet")
+    if "->" in eq:
+        lhs, out = eq.split("->")
+    else:
+        lhs = eq
+        letters = lhs.replace(",", "")
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    ins = lhs.split(",")
+    if len(ins) != len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    # reduce the first operand with each following one pairwise
+    cur, cur_sub = _diag_reduce(operands[0], ins[0])
+    for k in range(1, len(ins)):
+        op, sub = _diag_reduce(operands[k], ins[k])
+        later = set("".join(ins[k + 1:]))
+        # letters only in cur and not needed later can be summed before the product
+        drop = [i for i, c in enumerate(cur_sub) if c not in out and c not in later and c not in sub]
+        if drop:
+            cur = cur.sum(dim=drop)
+            cur_sub = "".join(c for c in cur_sub if c in out or c in later or c in sub)
+        cur, cur_sub = _pair(cur, cur_sub, op, sub, set(out) | later)
+    # sum out letters not in output
+    drop = [i for i, c in enumerate(cur_sub) if c not in out]
+    if drop:
+        cur = cur.sum(dim=drop)
+        cur_sub = "".join(c for c in cur_sub if c in out)
+    if cur_sub != out:
+        cur = cur.permute(*[cur_sub.index(c) for c in out])
+    return cur
+
+
+def _diag_reduce(x, sub):
+    # repeated letters inside one operand (a diagonal) are rare; reject clearly
+    if len(set(sub)) != len(sub):
+        raise NotImplementedError("torch.einsum with a repeated index in one operand is not supported by msnb yet")
+    if len(sub) != x.ndim:
+        raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(sub)}) does not match "
+                           f"the number of dimensions ({x.ndim}) for operand")
+    return x, sub
+
+
+def _pair(a, sa, b, sb, keep_hint):
+    batch = [c for c in sa if c in sb]
+    a_only = [c for c in sa if c not in sb]
+    b_only = [c for c in sb if c not in sa]
+    # contracted letters: shared letters that need not stay; we keep all shared as batch unless summed later
+    contract = [c for c in batch if c not in keep_hint]
+    batch = [c for c in batch if c in keep_hint]
+    size = {c: a.shape[sa.index(c)] for c in sa}
+    size.update({c: b.shape[sb.index(c)] for c in sb})
+    pa = a.permute(*[sa.index(c) for c in batch + a_only + contract])
+    pb = b.permute(*[sb.index(c) for c in batch + contract + b_only])
+    nb = int(np.prod([size[c] for c in batch])) if batch else 1
+    na = int(np.prod([size[c] for c in a_only])) if a_only else 1
+    nc = int(np.prod([size[c] for c in contract])) if contract else 1
+    nbo = int(np.prod([size[c] for c in b_only])) if b_only else 1
+    r = matmul(pa.reshape(nb, na, nc), pb.reshape(nb, nc, nbo))
+    r = r.reshape(*([size[c] for c in batch + a_only + b_only] or []))
+    return r, "".join(batch + a_only + b_only)
+
+
+def tensordot(a, b, dims=2):
+    if isinstance(dims, int):
+        da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        da, db = list(dims[0]), list(dims[1])
+    fa = [i for i in range(a.ndim) if i not in da]
+    fb = [i for i in range(b.ndim) if i not in db]
+    pa = a.permute(*(fa + da)).reshape(int(np.prod([a.shape[i] for i in fa])) if fa else 1, -1)
+    pb = b.permute(*(db + fb)).reshape(-1, int(np.prod([b.shape[i] for i in fb])) if fb else 1)
+    return matmul(pa, pb).reshape(*([a.shape[i] for i in fa] + [b.shape[i] for i in fb]))
+
+
+def cross(input, other, dim=-1):
+    a0, a1, a2 = input.unbind(dim)
+    b0, b1, b2 = other.unbind(dim)
+    from .shape import stack
+    return stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim)
+
+
+def kron(a, b):
+    return (a.reshape(a.shape[0], 1, a.shape[1], 1) * b.reshape(1, b.shape[0], 1, b.shape[1])).reshape(
+        a.shape[0] * b.shape[0], a.shape[1] * b.shape[1])

@@ -1,0 +1,454 @@
+"""Elementwise math and comparisons, with PyTorch's promotion and gradients."""
+
+from __future__ import annotations
+
+import math
+
+from .. import _dtype as D
+from .._core import K, binary_operands, cast, needs_grad, record, wrap, write_out, TensorPy
+
+__all__ = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow",
+           "neg", "abs", "exp", "exp2", "log", "log2", "log10", "sqrt", "rsqrt", "square", "sin", "cos",
+           "tan", "tanh", "sigmoid", "relu", "floor", "ceil", "round", "trunc", "frac", "sign",
+           "reciprocal", "erf", "log1p", "expm1", "asin", "acos", "atan", "atan2", "sinh", "cosh",
+           "maximum", "minimum", "clamp", "clip", "where", "lerp", "addcmul", "addcdiv",
+           "eq", "ne", "lt", "le", "gt", "ge", "equal", "allclose", "isclose", "isnan", "isinf",
+           "isfinite", "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and",
+           "bitwise_or", "bitwise_xor", "bitwise_not", "sum_to", "nan_to_num", "signbit", "hypot",
+           "greater", "greater_equal", "less", "less_equal", "not_equal", "multiply", "divide",
+           "subtract", "negative", "absolute", "positive", "float_power", "xlogy", "logaddexp"]
+
+
+def sum_to(g, shape):
+    """Reduce a broadcast gradient back to ``shape``."""
+    shape = tuple(shape)
+    if tuple(g.shape) == shape:
+        return g
+    lead = g.ndim - len(shape)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]
+    if dims:
+        g = g.sum(dim=dims, keepdim=True)
+    if lead:
+        g = g.reshape(shape)
+    return g
+
+
+def _shape(x):
+    return tuple(x.shape) if isinstance(x, TensorPy) else ()
+
+
+def _binary(kernel, a, b, out):
+    a, b, rt = binary_operands(a, b)
+    res = wrap(kernel(a, b))
+    return a, b, rt, res
+
+
+def add(input, other, *, alpha=1, out=None):
+    """msnb implementation of ``torch.add``."""
+    if alpha != 1:
+        other = mul(other, alpha)
+    a, b, rt, res = _binary(K.add, input, other, out)
+    if needs_grad(a, b):
+        sa, sb = _shape(a), _shape(b)
+        record("AddBackward0", res, (a, b), lambda g: (sum_to(g, sa), sum_to(g, sb)))
+    return write_out(out, res)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """msnb implementation of ``torch.sub``."""
+    if alpha != 1:
+        other = mul(other, alpha)
+    a, b, rt, res = _binary(K.sub, input, other, out)
+    if needs_grad(a, b):
+        sa, sb = _shape(a), _shape(b)
+        record("SubBackward0", res, (a, b), lambda g: (sum_to(g, sa), sum_to(neg(g), sb)))
+    return write_out(out, res)
+
+
+def mul(input, other, *, out=None):
+    """msnb implementation of ``torch.mul``."""
+    a, b, rt, res = _binary(K.mul, input, other, out)
+    if needs_grad(a, b):
+        sa, sb = _shape(a), _shape(b)
+        record("MulBackward0", res, (a, b),
+               lambda g: (sum_to(mul(g, b), sa) if _rg(a) else None,
+                          sum_to(mul(g, a), sb) if _rg(b) else None),
+               saved=tuple(t for t in (a, b) if isinstance(t, TensorPy)))
+    return write_out(out, res)
+
+
+def _rg(x):
+    return isinstance(x, TensorPy) and x.requires_grad
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    """msnb implementation of ``torch.div`` (true, ``"trunc"`` and ``"floor"`` division)."""
+    if rounding_mode is not None:
+        q = div(input, other)
+        q = trunc(q) if rounding_mode == "trunc" else floor(q) if rounding_mode == "floor" else \
+            _bad_mode(rounding_mode)
+        rt = D.result_type(*(x for x in (input, other)))
+        return write_out(out, cast(q, rt) if not rt.is_floating_point else q)
+    a, b, rt = binary_operands(input, other)
+    if not rt.is_floating_point:
+        rt = D.get_default_dtype()
+        a = cast(a, rt) if isinstance(a, TensorPy) else float(a)
+        b = cast(b, rt) if isinstance(b, TensorPy) else float(b)
+    res = wrap(K.div(a, b))
+    if needs_grad(a, b):
+        sa, sb = _shape(a), _shape(b)
+        record("DivBackward0", res, (a, b),
+               lambda g: (sum_to(div(g, b), sa) if _rg(a) else None,
+                          sum_to(neg(div(mul(g, a), mul(b, b))), sb) if _rg(b) else None),
+               saved=tuple(t for t in (a, b) if isinstance(t, TensorPy)))
+    return write_out(out, res)
+
+
+def _bad_mode(m):
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{m}'")
+
+
+true_divide = divide = div
+multiply = mul
+subtract = sub
+
+
+def floor_divide(input, other, *, out=None):
+    a, b, rt = binary_operands(input, other)
+    return write_out(out, wrap(K.floor_divide(a, b)) if not rt.is_floating_point else floor(div(a, b)))
+
+
+def remainder(input, other, *, out=None):
+    """msnb implementation of ``torch.remainder`` (sign of the divisor)."""
+    a, b, rt = binary_operands(input, other)
+    res = sub(a, mul(floor_divide(a, b), b)) if rt.is_floating_point else wrap(K.remainder(a, b))
+    return write_out(out, res)
+
+
+def fmod(input, other, *, out=None):
+    a, b, rt = binary_operands(input, other)
+    if rt.is_floating_point:
+        return write_out(out, sub(a, mul(trunc(div(a, b)), b)))
+    return write_out(out, wrap(K.fmod(a, b)))
+
+
+def pow(input, exponent, *, out=None):
+    """msnb implementation of ``torch.pow``."""
+    if not isinstance(input, TensorPy) and isinstance(exponent, TensorPy):
+        a, b, rt = binary_operands(input, exponent)
+        res = wrap(K.pow(a, b))
+        if needs_grad(b):
+            record("PowBackward1", res, (None, b), lambda g: (None, sum_to(mul(mul(g, res), math.log(a)), _shape(b))))
+        return write_out(out, res)
+    a, b, rt = binary_operands(input, exponent)
+    res = wrap(K.pow(a, b))
+    if needs_grad(a, b):
+        sa, sb = _shape(a), _shape(b)
+
+        def bw(g):
+            ga = gb = None
+            if _rg(a):
+                if isinstance(b, TensorPy):
+                    ga = sum_to(mul(mul(g, b), pow(a, sub(b, 1))), sa)
+                else:
+                    ga = mul(g, mul(pow(a, b - 1), b)) if b != 0 else mul(g, 0.0)
+            if _rg(b):
+                safe = where(eq(a, 0), 1.0, a)
+                gb = sum_to(mul(mul(g, res), log(safe)), sb)
+            return ga, gb
+        record("PowBackward0", res, (a, b), bw, saved=tuple(t for t in (a, b) if isinstance(t, TensorPy)))
+    return write_out(out, res)
+
+
+def float_power(input, exponent):
+    a = cast(input, D.float64) if isinstance(input, TensorPy) else float(input)
+    b = cast(exponent, D.float64) if isinstance(exponent, TensorPy) else exponent
+    return pow(a, b)
+
+
+def _unary(name, kname, grad_fn=None, float_only=True, save_out=False):
+    def op(input, *, out=None):
+        kernel = getattr(K, kname)
+        x = input
+        if float_only and not x.dtype.is_floating_point and not x.dtype.is_complex:
+            x = cast(x, D.get_default_dtype())
+        res = wrap(kernel(x))
+        if grad_fn is not None and needs_grad(x):
+            record(name, res, (x,), lambda g: (grad_fn(g, x, res),), saved=(x,))
+        return write_out(out, res)
+    op.__name__ = name
+    return op
+
+
+neg = _unary("NegBackward0", "neg", lambda g, x, y: neg(g), float_only=False)
+negative = neg
+exp = _unary("ExpBackward0", "exp", lambda g, x, y: mul(g, y))
+log = _unary("LogBackward0", "log", lambda g, x, y: div(g, x))
+sqrt = _unary("SqrtBackward0", "sqrt", lambda g, x, y: div(g, mul(y, 2)))
+rsqrt = _unary("RsqrtBackward0", "rsqrt", lambda g, x, y: mul(g, mul(pow(y, 3), -0.5)))
+sin = _unary("SinBackward0", "sin", lambda g, x, y: mul(g, cos(x)))
+cos = _unary("CosBackward0", "cos", lambda g, x, y: mul(g, neg(sin(x))))
+tan = _unary("TanBackward0", "tan", lambda g, x, y: mul(g, add(mul(y, y), 1)))
+tanh = _unary("TanhBackward0", "tanh", lambda g, x, y: mul(g, sub(1, mul(y, y))))
+sigmoid = _unary("SigmoidBackward0", "sigmoid", lambda g, x, y: mul(g, mul(y, sub(1, y))))
+erf = _unary("ErfBackward0", "erf", lambda g, x, y: mul(g, mul(exp(neg(mul(x, x))), 2 / math.sqrt(math.pi))))
+log1p = _unary("Log1PBackward0", "log1p", lambda g, x, y: div(g, add(x, 1)))
+expm1 = _unary("Expm1Backward0", "expm1", lambda g, x, y: mul(g, add(y, 1)))
+asin = _unary("AsinBackward0", "asin", lambda g, x, y: div(g, sqrt(sub(1, mul(x, x)))))
+acos = _unary("AcosBackward0", "acos", lambda g, x, y: neg(div(g, sqrt(sub(1, mul(x, x))))))
+atan = _unary("AtanBackward0", "atan", lambda g, x, y: div(g, add(mul(x, x), 1)))
+sinh = _unary("SinhBackward0", "sinh", lambda g, x, y: mul(g, cosh(x)))
+cosh = _unary("CoshBackward0", "cosh", lambda g, x, y: mul(g, sinh(x)))
+reciprocal = _unary("ReciprocalBackward0", "reciprocal", lambda g, x, y: neg(mul(g, mul(y, y))))
+relu = _unary("ReluBackward0", "relu", lambda g, x, y: mul(g, cast(gt(y, 0), g.dtype)), float_only=False)
+abs = _unary("AbsBackward0", "abs", lambda g, x, y: mul(g, sign(x)), float_only=False)
+absolute = abs
+floor = _unary("FloorBackward0", "floor", lambda g, x, y: mul(g, 0), float_only=False)
+ceil = _unary("CeilBackward0", "ceil", lambda g, x, y: mul(g, 0), float_only=False)
+trunc = _unary("TruncBackward0", "trunc", lambda g, x, y: mul(g, 0), float_only=False)
+sign = _unary("SignBackward0", "sign", lambda g, x, y: mul(g, 0), float_only=False)
+
+
+def round(input, *, decimals=0, out=None):  # noqa: A001
+    """msnb implementation of ``torch.round`` (half to even, like PyTorch)."""
+    if decimals:
+        scale = 10.0 ** decimals
+        return write_out(out, div(round(mul(input, scale)), scale))
+    res = wrap(K.round(input))
+    if needs_grad(input):
+        record("RoundBackward0", res, (input,), lambda g: (mul(g, 0),))
+    return write_out(out, res)
+
+
+def frac(input):
+    return sub(input, trunc(input))
+
+
+def positive(input):
+    return input
+
+
+def exp2(input):
+    return pow(2.0, input)
+
+
+def log2(input):
+    return div(log(input), math.log(2.0))
+
+
+def log10(input):
+    return div(log(input), math.log(10.0))
+
+
+def square(input):
+    return mul(input, input)
+
+
+def atan2(input, other, *, out=None):
+    a, b, rt = binary_operands(input, other)
+    if not rt.is_floating_point:
+        a, b = cast(a, D.get_default_dtype()), cast(b, D.get_default_dtype())
+    res = wrap(K.atan2(a, b))
+    if needs_grad(a, b):
+        def bw(g):
+            den = add(mul(a, a), mul(b, b))
+            return sum_to(div(mul(g, b), den), a.shape), sum_to(div(mul(neg(g), a), den), b.shape)
+        record("Atan2Backward0", res, (a, b), bw, saved=(a, b))
+    return write_out(out, res)
+
+
+def hypot(input, other):
+    return sqrt(add(mul(input, input), mul(other, other)))
+
+
+def logaddexp(input, other):
+    m = maximum(input, other)
+    return add(m, log(add(exp(sub(input, m)), exp(sub(other, m)))))
+
+
+def xlogy(input, other):
+    return where(eq(input, 0), 0.0, mul(input, log(other)))
+
+
+def _select_grad(name, kname, pick_a):
+    def op(input, other, *, out=None):
+        kernel = getattr(K, kname)
+        a, b, rt = binary_operands(input, other)
+        res = wrap(kernel(a, b))
+        if needs_grad(a, b):
+            sa, sb = _shape(a), _shape(b)
+
+            def bw(g):
+                ma = cast(pick_a(a, b), g.dtype)
+                tie = cast(eq(a, b), g.dtype)
+                wa = sub(ma, mul(tie, 0.5))
+                wb = sub(sub(1, ma), mul(tie, 0.5))
+                return sum_to(mul(g, wa), sa), sum_to(mul(g, wb), sb)
+            record(name, res, (a, b), bw, saved=tuple(t for t in (a, b) if isinstance(t, TensorPy)))
+        return write_out(out, res)
+    return op
+
+
+maximum = _select_grad("MaximumBackward0", "maximum", lambda a, b: ge(a, b))
+minimum = _select_grad("MinimumBackward0", "minimum", lambda a, b: le(a, b))
+
+
+def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
+    """msnb implementation of ``torch.clamp`` (scalar or tensor bounds)."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    x = input
+    res = x
+    with _no_grad():
+        if min is not None:
+            res = maximum(res, min)
+        if max is not None:
+            res = minimum(res, max)
+    res = wrap(K.identity(res)) if res is x else res
+    if not x.dtype.is_floating_point and res.dtype is not x.dtype and not (
+            isinstance(min, float) or isinstance(max, float)):
+        res = cast(res, x.dtype)
+    if needs_grad(x):
+        def bw(g):
+            m = None
+            if min is not None:
+                m = ge(x, min)
+            if max is not None:
+                mm = le(x, max)
+                m = mm if m is None else logical_and(m, mm)
+            return (mul(g, cast(m, g.dtype)),)
+        record("ClampBackward1", res, (x,), bw, saved=(x,))
+    return write_out(out, res)
+
+
+clip = clamp
+
+
+def _no_grad():
+    from ..autograd.grad_mode import no_grad
+    return no_grad()
+
+
+def where(condition, input=None, other=None, *, out=None):
+    """msnb implementation of ``torch.where`` (three-argument form; one-argument = nonzero)."""
+    if input is None and other is None:
+        from .indexing import nonzero
+        return nonzero(condition, as_tuple=True)
+    a, b, rt = binary_operands(input, other)
+    cond = condition if condition.dtype is D.bool else cast(condition, D.bool)
+    if not isinstance(a, TensorPy):
+        from .creation import tensor
+        a = tensor(a, dtype=rt)
+    if not isinstance(b, TensorPy):
+        from .creation import tensor
+        b = tensor(b, dtype=rt)
+    res = wrap(K.where(cond, a, b))
+    if needs_grad(a, b):
+        sa, sb = _shape(a), _shape(b)
+        record("WhereBackward0", res, (a, b),
+               lambda g: (sum_to(where(cond, g, 0.0), sa), sum_to(where(cond, 0.0, g), sb)))
+    return write_out(out, res)
+
+
+def lerp(input, end, weight):
+    return add(input, mul(weight, sub(end, input)))
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    return add(input, mul(mul(tensor1, tensor2), value))
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    return add(input, mul(div(tensor1, tensor2), value))
+
+
+def _compare(kname):
+    def op(input, other, *, out=None):
+        kernel = getattr(K, kname)
+        a, b, rt = binary_operands(input, other)
+        return write_out(out, wrap(kernel(a, b)))
+    return op
+
+
+eq = _compare("eq")
+ne = not_equal = _compare("ne")
+lt = less = _compare("lt")
+le = less_equal = _compare("le")
+gt = greater = _compare("gt")
+ge = greater_equal = _compare("ge")
+
+
+def _logical(kname):
+    def op(input, other, *, out=None):
+        kernel = getattr(K, kname)
+        return write_out(out, wrap(kernel(cast(input, D.bool), cast(other, D.bool) if isinstance(other, TensorPy) else bool(other))))
+    return op
+
+
+logical_and = _logical("logical_and")
+logical_or = _logical("logical_or")
+logical_xor = _logical("logical_xor")
+
+
+def logical_not(input, *, out=None):
+    return write_out(out, wrap(K.logical_not(cast(input, D.bool))))
+
+
+def _bitwise(kname, logical):
+    def op(input, other, *, out=None):
+        kernel = getattr(K, kname)
+        if input.dtype is D.bool:
+            return logical(input, other, out=out)
+        a, b, rt = binary_operands(input, other)
+        return write_out(out, wrap(kernel(a, b)))
+    return op
+
+
+bitwise_and = _bitwise("bitwise_and", logical_and)
+bitwise_or = _bitwise("bitwise_or", logical_or)
+bitwise_xor = _bitwise("bitwise_xor", logical_xor)
+
+
+def bitwise_not(input):
+    if input.dtype is D.bool:
+        return logical_not(input)
+    return sub(neg(input), 1)
+
+
+def isnan(input):
+    return wrap(K.isnan(input))
+
+
+def isinf(input):
+    return wrap(K.isinf(input))
+
+
+def isfinite(input):
+    return wrap(K.isfinite(input))
+
+
+def signbit(input):
+    return lt(input, 0)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    fi = D.finfo(input.dtype)
+    x = where(isnan(input), nan, input)
+    x = where(logical_and(isinf(x), gt(x, 0)), fi.max if posinf is None else posinf, x)
+    return where(logical_and(isinf(x), lt(x, 0)), fi.min if neginf is None else neginf, x)
+
+
+def equal(input, other) -> bool:
+    """msnb implementation of ``torch.equal``."""
+    return tuple(input.shape) == tuple(other.shape) and bool(eq(input, other).all().item())
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    close = le(abs(sub(input, other)), add(mul(abs(other), rtol), atol))
+    if equal_nan:
+        close = logical_or(close, logical_and(isnan(input), isnan(other)))
+    return close
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    return bool(isclose(input, other, rtol, atol, equal_nan).all().item())

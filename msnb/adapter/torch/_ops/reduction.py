@@ -1,0 +1,329 @@
+"""Reductions: ``sum``, ``mean``, ``max``, ``argmax``, ``topk``, ``sort`` ..."""
+
+from __future__ import annotations
+
+import builtins as _b
+import collections
+
+from .. import _dtype as D
+from .._core import K, cast, needs_grad, record, wrap, write_out, TensorPy
+from . import pointwise as P
+
+__all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
+           "std", "var", "std_mean", "var_mean", "norm", "logsumexp", "cumsum", "cumprod", "topk",
+           "sort", "argsort", "median", "count_nonzero", "dims_of", "unique", "nansum"]
+
+_MaxResult = collections.namedtuple("max", ["values", "indices"])
+_MinResult = collections.namedtuple("min", ["values", "indices"])
+_TopK = collections.namedtuple("topk", ["values", "indices"])
+_Sort = collections.namedtuple("sort", ["values", "indices"])
+
+
+def dims_of(x, dim):
+    """Normalise ``dim`` (None, int, or sequence) to a sorted tuple of positive dims."""
+    nd = x.ndim
+    if dim is None:
+        return tuple(range(nd))
+    if isinstance(dim, int):
+        dim = (dim,)
+    out = []
+    for d in dim:
+        m = _b.max(nd, 1)
+        if not -m <= d < m:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-m}, {m - 1}], but got {d})")
+        out.append(d % nd if nd else 0)
+    return tuple(sorted(set(out)))
+
+
+def _expand_back(g, x_shape, dims, keepdim):
+    if not keepdim and dims:
+        shape = list(g.shape)
+        for d in dims:
+            shape.insert(d, 1)
+        g = g.reshape(shape)
+    return g.expand(x_shape)
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """msnb implementation of ``torch.sum`` (integer and bool inputs sum as int64)."""
+    x = input
+    if dtype is not None:
+        x = cast(x, dtype)
+    elif not x.dtype.is_floating_point and not x.dtype.is_complex:
+        x = cast(x, D.int64)
+    dims = dims_of(x, dim)
+    if x.ndim == 0:
+        res = wrap(K.identity(x))
+    else:
+        res = wrap(K.sum(x, dims, keepdim))
+    if needs_grad(x):
+        shp = tuple(x.shape)
+        record("SumBackward1" if dim is not None else "SumBackward0", res, (x,),
+               lambda g: (_expand_back(g, shp, dims, keepdim),))
+    return write_out(out, res)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    return sum(P.where(P.isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """msnb implementation of ``torch.mean``."""
+    x = input if dtype is None else cast(input, dtype)
+    if not x.dtype.is_floating_point and not x.dtype.is_complex:
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {repr(x.dtype).split('.')[-1].capitalize()}")
+    dims = dims_of(x, dim)
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    res = wrap(K.mean(x, dims, keepdim)) if x.ndim else wrap(K.identity(x))
+    if needs_grad(x):
+        shp = tuple(x.shape)
+        record("MeanBackward1" if dim is not None else "MeanBackward0", res, (x,),
+               lambda g: (P.div(_expand_back(g, shp, dims, keepdim), n),))
+    return write_out(out, res)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    x = input if dtype is None else cast(input, dtype)
+    if not x.dtype.is_floating_point:
+        x = cast(x, D.int64)
+    dims = dims_of(x, dim)
+    res = wrap(K.prod(x, dims, keepdim)) if x.ndim else wrap(K.identity(x))
+    if needs_grad(x):
+        shp = tuple(x.shape)
+        record("ProdBackward0", res, (x,),
+               lambda g: (P.div(P.mul(_expand_back(g, shp, dims, keepdim), _expand_back(res, shp, dims, keepdim)), x),),
+               saved=(x,))
+    return res
+
+
+def _amaxmin(kname, name, input, dim, keepdim):
+    x = input
+    dims = dims_of(x, dim)
+    res = wrap(getattr(K, kname)(x, dims, keepdim)) if x.ndim else wrap(K.identity(x))
+    if needs_grad(x):
+        shp = tuple(x.shape)
+
+        def bw(g):
+            mask = cast(P.eq(x, _expand_back(res, shp, dims, keepdim)), g.dtype)
+            cnt = _expand_back(sum(mask, dims, keepdim=True), shp, dims, True)
+            return (P.div(P.mul(_expand_back(g, shp, dims, keepdim), mask), cnt),)
+        record(name, res, (x,), bw, saved=(x,))
+    return res
+
+
+def amax(input, dim=(), keepdim=False):
+    return _amaxmin("amax", "AmaxBackward0", input, None if dim == () else dim, keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    return _amaxmin("amin", "AminBackward0", input, None if dim == () else dim, keepdim)
+
+
+def _max_min(kname, result_cls, name, input, dim, keepdim, other):
+    if other is not None or isinstance(dim, TensorPy):
+        other = dim if other is None else other
+        return (P.maximum if kname == "amax" else P.minimum)(input, other)
+    if dim is None:
+        return _amaxmin(kname, name, input, None, False)
+    x = input
+    d = dims_of(x, dim)[0]
+    idx = wrap(getattr(K, "argmax" if kname == "amax" else "argmin")(x, d, keepdim)) if x.ndim else \
+        wrap(K.zeros((), D.int64))
+    if idx.dtype is not D.int64:
+        idx = cast(idx, D.int64)
+    vals = gather(x, d, idx if keepdim else idx.unsqueeze(d))
+    if not keepdim and x.ndim:
+        vals = vals.squeeze(d)
+    return result_cls(vals, idx)
+
+
+def gather(x, d, idx):
+    from .indexing import gather as _g
+    return _g(x, d, idx)
+
+
+def max(input, dim=None, keepdim=False, *, other=None, out=None):  # noqa: A001
+    """msnb implementation of ``torch.max``: full reduction, ``(values, indices)`` along a dim,
+    or elementwise with a second tensor."""
+    return _max_min("amax", _MaxResult, "MaxBackward1", input, dim, keepdim, other)
+
+
+def min(input, dim=None, keepdim=False, *, other=None, out=None):  # noqa: A001
+    """msnb implementation of ``torch.min``."""
+    return _max_min("amin", _MinResult, "MinBackward1", input, dim, keepdim, other)
+
+
+def argmax(input, dim=None, keepdim=False):
+    """msnb implementation of ``torch.argmax`` (first occurrence)."""
+    if dim is None:
+        return cast(wrap(K.argmax(input.reshape(-1), 0, False)), D.int64)
+    return cast(wrap(K.argmax(input, dims_of(input, dim)[0], keepdim)), D.int64)
+
+
+def argmin(input, dim=None, keepdim=False):
+    if dim is None:
+        return cast(wrap(K.argmin(input.reshape(-1), 0, False)), D.int64)
+    return cast(wrap(K.argmin(input, dims_of(input, dim)[0], keepdim)), D.int64)
+
+
+def all(input, dim=None, keepdim=False):  # noqa: A001
+    x = cast(input, D.bool)
+    if x.ndim == 0:
+        return wrap(K.identity(x))
+    return wrap(K.all(x, dims_of(x, dim), keepdim))
+
+
+def any(input, dim=None, keepdim=False):  # noqa: A001
+    x = cast(input, D.bool)
+    if x.ndim == 0:
+        return wrap(K.identity(x))
+    return wrap(K.any(x, dims_of(x, dim), keepdim))
+
+
+def count_nonzero(input, dim=None):
+    return sum(P.ne(input, 0), dim)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """msnb implementation of ``torch.var`` (``correction`` defaults to 1)."""
+    if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool) and dim is None:
+        dim, unbiased = unbiased, None
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    dims = dims_of(input, dim)
+    n = 1
+    for d in dims:
+        n *= input.shape[d]
+    mu = mean(input, dims, keepdim=True)
+    dev = P.sub(input, mu)
+    return P.div(sum(P.mul(dev, dev), dims, keepdim), n - correction)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """msnb implementation of ``torch.std``."""
+    return P.sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dims_of(input, dim), keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dims_of(input, dim), keepdim)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """msnb implementation of ``torch.norm`` (p = 'fro', 2, 1, inf, or a number)."""
+    x = input if dtype is None else cast(input, dtype)
+    if p in ("fro", 2, 2.0):
+        return P.sqrt(sum(P.mul(x, x), dim, keepdim))
+    if p in (1, 1.0):
+        return sum(P.abs(x), dim, keepdim)
+    if p == float("inf"):
+        return amax(P.abs(x), () if dim is None else dim, keepdim)
+    if p == float("-inf"):
+        return amin(P.abs(x), () if dim is None else dim, keepdim)
+    if p == 0:
+        return sum(cast(P.ne(x, 0), x.dtype), dim, keepdim)
+    return P.pow(sum(P.pow(P.abs(x), p), dim, keepdim), 1.0 / p)
+
+
+def logsumexp(input, dim, keepdim=False):
+    dims = dims_of(input, dim)
+    m = amax(input, dims, keepdim=True).detach()
+    m = P.where(P.isinf(m), 0.0, m)
+    res = P.add(P.log(sum(P.exp(P.sub(input, m)), dims, keepdim=True)), m)
+    return res if keepdim else res.squeeze(dims) if dims else res
+
+
+def cumsum(input, dim, *, dtype=None):
+    x = input if dtype is None else cast(input, dtype)
+    if not x.dtype.is_floating_point:
+        x = cast(x, D.int64)
+    d = dims_of(x, dim)[0]
+    res = wrap(K.cumsum(x, d))
+    if needs_grad(x):
+        record("CumsumBackward0", res, (x,), lambda g: (wrap(K.flip(K.cumsum(K.flip(g, (d,)), d), (d,))),))
+    return res
+
+
+def cumprod(input, dim, *, dtype=None):
+    x = input if dtype is None else cast(input, dtype)
+    d = dims_of(x, dim)[0]
+    res = wrap(K.cumprod(x, d))
+    if needs_grad(x):
+        def bw(g):
+            s = wrap(K.flip(K.cumsum(K.flip(P.mul(g, res), (d,)), d), (d,)))
+            return (P.div(s, x),)
+        record("CumprodBackward0", res, (x,), bw, saved=(x,))
+    return res
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    """msnb implementation of ``torch.topk``."""
+    d = dims_of(input, dim)[0]
+    x = input if largest else P.neg(input)
+    last = input.ndim - 1
+    xt = x.transpose(d, last) if d != last else x
+    with _no_grad():
+        vals, idx = K.topk(xt, k, sorted=sorted)
+    idx = cast(wrap(idx), D.int64)
+    if d != last:
+        idx = idx.transpose(d, last).contiguous()
+    return _TopK(gather(input, d, idx), idx)
+
+
+def _no_grad():
+    from ..autograd.grad_mode import no_grad
+    return no_grad()
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    """msnb implementation of ``torch.sort`` (stable)."""
+    d = dims_of(input, dim)[0]
+    import numpy as np
+    arr = input.detach().numpy()
+    idx_np = np.argsort(-arr if descending else arr, axis=d, kind="stable")
+    if descending and input.dtype is not D.bool:
+        # stable descending: argsort of negated keeps ties in original order
+        pass
+    from .creation import tensor
+    idx = tensor(idx_np.astype(np.int64))
+    return _Sort(gather(input, d, idx), idx)
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    return sort(input, dim, descending, stable).indices
+
+
+def median(input, dim=None, keepdim=False):
+    """msnb implementation of ``torch.median`` (lower median, like PyTorch)."""
+    if dim is None:
+        flat = input.reshape(-1)
+        s = sort(flat).values
+        return s[(flat.shape[0] - 1) // 2]
+    d = dims_of(input, dim)[0]
+    s = sort(input, d)
+    k = (input.shape[d] - 1) // 2
+    vals, idx = s.values.select(d, k), s.indices.select(d, k)
+    if keepdim:
+        vals, idx = vals.unsqueeze(d), idx.unsqueeze(d)
+    return collections.namedtuple("median", ["values", "indices"])(vals, idx)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    import numpy as np
+    from .creation import tensor
+    arr = input.detach().numpy()
+    res = np.unique(arr, return_inverse=return_inverse, return_counts=return_counts)
+    if not (return_inverse or return_counts):
+        return tensor(res, dtype=input.dtype)
+    out = [tensor(res[0], dtype=input.dtype)]
+    if return_inverse:
+        out.append(tensor(res[1].reshape(arr.shape).astype(np.int64)))
+    if return_counts:
+        out.append(tensor(res[-1].astype(np.int64)))
+    return tuple(out)

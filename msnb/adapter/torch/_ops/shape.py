@@ -1,0 +1,456 @@
+"""Shape and view ops.  Ops PyTorch documents as views return views here
+too: in-place writes through them reach their base (see ``_core``)."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import _dtype as D
+from .._core import K, cast, make_view, needs_grad, record, wrap, wrap_fresh, TensorPy
+from .creation import size_args
+from .reduction import dims_of
+from . import pointwise as P
+
+__all__ = ["view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose",
+           "t", "movedim", "expand", "expand_as", "broadcast_to", "repeat", "tile", "cat", "concat",
+           "concatenate", "stack", "hstack", "vstack", "split", "chunk", "unbind", "narrow", "select",
+           "flip", "roll", "detach", "alias_data", "contiguous", "swapaxes", "swapdims",
+           "broadcast_tensors", "broadcast_shapes", "meshgrid", "tril", "triu", "diag", "clone",
+           "repeat_interleave", "view_as", "reshape_as", "squeeze_impl", "atleast_1d", "atleast_2d"]
+
+
+def _infer(shape, numel):
+    shape = list(shape)
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape[neg[0]] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def _reshape_impl(x, shape):
+    shape = _infer(shape, x.numel())
+    src = tuple(x.shape)
+    res = wrap_fresh(K.reshape(x, shape), x)
+    if needs_grad(x):
+        record("ViewBackward0", res, (x,), lambda g: (_reshape_impl(g, src),))
+    return res
+
+
+def _as_view(x, res, fn, inv, noncontig=False):
+    make_view(x, res, fn, inv)
+    if noncontig or x.__dict__.get("_noncontig"):
+        res._noncontig = noncontig
+    return res
+
+
+def view(input, *shape):
+    """msnb implementation of ``Tensor.view``; ``view(dtype)`` is not supported."""
+    if len(shape) == 1 and isinstance(shape[0], D.dtype):
+        raise NotImplementedError("torch.Tensor.view(dtype) is not supported by msnb yet")
+    if input.__dict__.get("_noncontig"):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    shape = size_args(shape)
+    res = _reshape_impl(input, shape)
+    return _as_view(input, res, lambda t: _reshape_impl(t, shape), lambda t, new: _reshape_impl(new, t.shape))
+
+
+def reshape(input, *shape):
+    """msnb implementation of ``torch.reshape``: a view of a contiguous tensor, else a copy."""
+    shape = size_args(shape)
+    if input.__dict__.get("_noncontig"):
+        return _reshape_impl(clone(input), shape)
+    res = _reshape_impl(input, shape)
+    return _as_view(input, res, lambda t: _reshape_impl(t, shape), lambda t, new: _reshape_impl(new, t.shape))
+
+
+def view_as(input, other):
+    return view(input, tuple(other.shape))
+
+
+def reshape_as(input, other):
+    return reshape(input, tuple(other.shape))
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """msnb implementation of ``torch.flatten``."""
+    nd = input.ndim
+    if nd == 0:
+        return reshape(input, (1,))
+    s, e = start_dim % nd, end_dim % nd
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shp = list(input.shape)
+    n = 1
+    for v in shp[s:e + 1]:
+        n *= v
+    return reshape(input, tuple(shp[:s] + [n] + shp[e + 1:]))
+
+
+def unflatten(input, dim, sizes):
+    d = dims_of(input, dim)[0]
+    shp = list(input.shape)
+    sizes = list(sizes)
+    if -1 in sizes:
+        sizes = list(_infer(sizes, shp[d]))
+    return view(input, tuple(shp[:d] + sizes + shp[d + 1:]))
+
+
+def squeeze_impl(x, dims):
+    return _reshape_impl(x, tuple(s for i, s in enumerate(x.shape) if i not in dims))
+
+
+def squeeze(input, dim=None):
+    """msnb implementation of ``torch.squeeze`` (int or tuple ``dim``)."""
+    if dim is None:
+        dims = tuple(i for i, s in enumerate(input.shape) if s == 1)
+    else:
+        dims = tuple(d for d in dims_of(input, dim) if input.ndim and input.shape[d] == 1)
+    shape = tuple(s for i, s in enumerate(input.shape) if i not in dims)
+    res = _reshape_impl(input, shape)
+    return _as_view(input, res, lambda t: _reshape_impl(t, shape), lambda t, new: _reshape_impl(new, t.shape))
+
+
+def unsqueeze(input, dim):
+    """msnb implementation of ``torch.unsqueeze``."""
+    nd = input.ndim + 1
+    if not -nd <= dim < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd-1}], but got {dim})")
+    d = dim % nd
+    shape = list(input.shape)
+    shape.insert(d, 1)
+    shape = tuple(shape)
+    res = _reshape_impl(input, shape)
+    return _as_view(input, res, lambda t: _reshape_impl(t, shape), lambda t, new: _reshape_impl(new, t.shape))
+
+
+def _permute_impl(x, perm):
+    res = wrap_fresh(K.transpose(x, perm), x)
+    if needs_grad(x):
+        inv = tuple(np.argsort(perm).tolist())
+        record("PermuteBackward0", res, (x,), lambda g: (_permute_impl(g, inv),))
+    return res
+
+
+def permute(input, *dims):
+    """msnb implementation of ``torch.permute``."""
+    perm = size_args(dims)
+    nd = input.ndim
+    if len(perm) != nd:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
+                           f"the length of the desired ordering of dimensions i.e. input.dim() = {nd} "
+                           f"is not equal to len(dims) = {len(perm)}")
+    perm = tuple(p % nd for p in perm)
+    inv = tuple(np.argsort(perm).tolist())
+    res = _permute_impl(input, perm)
+    ident = perm == tuple(range(nd))
+    return _as_view(input, res, lambda t: _permute_impl(t, perm), lambda t, new: _permute_impl(new, inv),
+                    noncontig=not ident)
+
+
+def transpose(input, dim0, dim1):
+    """msnb implementation of ``torch.transpose``."""
+    nd = input.ndim
+    if nd == 0:
+        return view(input, ())
+    perm = list(range(nd))
+    d0, d1 = dim0 % nd, dim1 % nd
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return permute(input, *perm)
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input):
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return transpose(input, 0, 1) if input.ndim == 2 else view(input, tuple(input.shape))
+
+
+def movedim(input, source, destination):
+    nd = input.ndim
+    src = [s % nd for s in ((source,) if isinstance(source, int) else source)]
+    dst = [d % nd for d in ((destination,) if isinstance(destination, int) else destination)]
+    order = [i for i in range(nd) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute(input, *order)
+
+
+def contiguous(input, memory_format=None):
+    if input.__dict__.get("_noncontig"):
+        return clone(input)
+    return input
+
+
+def expand(input, *sizes):
+    """msnb implementation of ``Tensor.expand`` (partial: returns a copy, not a view)."""
+    sizes = size_args(sizes)
+    nd = len(sizes)
+    if nd < input.ndim:
+        raise RuntimeError(f"expand: the number of sizes provided ({nd}) must be greater or equal to "
+                           f"the number of dimensions in the tensor ({input.ndim})")
+    pad = (1,) * (nd - input.ndim) + tuple(input.shape)
+    target = tuple(p if s == -1 else s for s, p in zip(sizes, pad))
+    for s, p in zip(target, pad):
+        if p != 1 and p != s:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({p}) "
+                               f"at non-singleton dimension. Target sizes: {list(sizes)}.  Tensor sizes: "
+                               f"{list(input.shape)}")
+    if target == tuple(input.shape):
+        return view(input, target)
+    src = tuple(input.shape)
+    res = wrap_fresh(K.broadcast_to(input, target), input)
+    if needs_grad(input):
+        record("ExpandBackward0", res, (input,), lambda g: (P.sum_to(g, src),))
+    return res
+
+
+def expand_as(input, other):
+    return expand(input, tuple(other.shape))
+
+
+def broadcast_to(input, size):
+    return expand(input, tuple(size))
+
+
+def broadcast_shapes(*shapes):
+    return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+
+
+def broadcast_tensors(*tensors):
+    shape = broadcast_shapes(*[t.shape for t in tensors])
+    return tuple(expand(t, shape) for t in tensors)
+
+
+def repeat(input, *sizes):
+    """msnb implementation of ``Tensor.repeat``."""
+    sizes = size_args(sizes)
+    x = input
+    if len(sizes) > x.ndim:
+        x = reshape(x, (1,) * (len(sizes) - x.ndim) + tuple(x.shape))
+    src = tuple(x.shape)
+    res = wrap_fresh(K.tile(x, sizes), x)
+    if needs_grad(x):
+        def bw(g):
+            shp = []
+            for r, s in zip(sizes, src):
+                shp += [r, s]
+            return (g.reshape(shp).sum(dim=tuple(range(0, 2 * len(src), 2))),)
+        record("RepeatBackward0", res, (x,), bw)
+    return res
+
+
+def tile(input, dims):
+    dims = tuple(dims)
+    if len(dims) < input.ndim:
+        dims = (1,) * (input.ndim - len(dims)) + dims
+    return repeat(input, dims)
+
+
+def repeat_interleave(input, repeats, dim=None):
+    if isinstance(repeats, TensorPy):
+        repeats = repeats.tolist()
+    from .indexing import index_select
+    from .creation import tensor
+    if dim is None:
+        input, dim = reshape(input, (-1,)), 0
+    n = input.shape[dim]
+    reps = [repeats] * n if isinstance(repeats, int) else list(repeats)
+    idx = tensor(np.repeat(np.arange(n), reps).astype(np.int64))
+    return index_select(input, dim, idx)
+
+
+def cat(tensors, dim=0, *, out=None):
+    """msnb implementation of ``torch.cat`` (promotes dtypes; skips legacy empty 1-D tensors)."""
+    from .._core import write_out
+    ts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or list(tensors)[:1]
+    if not ts:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    rt = ts[0].dtype
+    for t_ in ts[1:]:
+        rt = D.promote_types(rt, t_.dtype)
+    ts = [cast(t_, rt) for t_ in ts]
+    d = dims_of(ts[0], dim)[0]
+    res = wrap(K.concat(ts, d)) if len(ts) > 1 else clone(ts[0])
+    if len(ts) > 1 and needs_grad(*ts):
+        sizes = [t_.shape[d] for t_ in ts]
+
+        def bw(g):
+            return tuple(split(g, sizes, d))
+        record("CatBackward0", res, tuple(ts), bw)
+    return write_out(out, res)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    """msnb implementation of ``torch.stack``."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    nd = tensors[0].ndim + 1
+    d = dim % nd
+    return cat([unsqueeze(t_, d) for t_ in tensors], d, out=out)
+
+
+def hstack(tensors):
+    tensors = [atleast_1d(t_) for t_ in tensors]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([atleast_2d(t_) for t_ in tensors], 0)
+
+
+def atleast_1d(x):
+    return reshape(x, (1,)) if x.ndim == 0 else x
+
+
+def atleast_2d(x):
+    return reshape(x, (1, -1)) if x.ndim < 2 else x
+
+
+def narrow(input, dim, start, length):
+    """msnb implementation of ``torch.narrow`` (a view)."""
+    from .indexing import getitem
+    d = dims_of(input, dim)[0]
+    idx = (slice(None),) * d + (slice(start, start + length),)
+    return getitem(input, idx)
+
+
+def select(input, dim, index):
+    from .indexing import getitem
+    d = dims_of(input, dim)[0]
+    return getitem(input, (slice(None),) * d + (index,))
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """msnb implementation of ``torch.split``: a tuple of views."""
+    d = dims_of(tensor, dim)[0]
+    n = tensor.shape[d]
+    if isinstance(split_size_or_sections, int):
+        s = split_size_or_sections
+        sizes = [s] * (n // s) + ([n % s] if n % s else [])
+    else:
+        sizes = list(split_size_or_sections)
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
+                               f"size at dimension {d}), but got split_sizes={sizes}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(narrow(tensor, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def chunk(input, chunks, dim=0):
+    d = dims_of(input, dim)[0]
+    n = input.shape[d]
+    size = -(-n // chunks)
+    return split(input, size, d)
+
+
+def unbind(input, dim=0):
+    d = dims_of(input, dim)[0]
+    return tuple(select(input, d, i) for i in range(input.shape[d]))
+
+
+def flip(input, dims):
+    dims = dims_of(input, dims)
+    res = wrap(K.flip(input, dims))
+    if needs_grad(input):
+        record("FlipBackward0", res, (input,), lambda g: (flip(g, dims),))
+    return res
+
+
+def roll(input, shifts, dims=None):
+    if dims is None:
+        return view(roll(reshape(input, (-1,)), shifts, 0), tuple(input.shape))
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    x = input
+    for s, d in zip(shifts, dims):
+        n = x.shape[d]
+        s %= n
+        if s:
+            a, b = narrow(x, d, n - s, s), narrow(x, d, 0, n - s)
+            x = cat([a, b], d)
+    return x
+
+
+def clone(input, *, memory_format=None):
+    """msnb implementation of ``torch.clone``: a new tensor with its own data."""
+    res = wrap(K.identity(input))
+    if needs_grad(input):
+        record("CloneBackward0", res, (input,), lambda g: (g,))
+    return res
+
+
+def detach(input):
+    """msnb implementation of ``Tensor.detach``: shares data with ``input`` (a
+    write through either is seen by both) but is cut from the graph."""
+    res = wrap(K.identity(input))
+    make_view(input, res, lambda t: wrap(K.identity(t)), lambda t, new: new, detached=True)
+    return res
+
+
+alias_data = detach
+
+
+def tril(input, diagonal=0):
+    res = wrap(K.tril(input, diagonal))
+    if needs_grad(input):
+        record("TrilBackward0", res, (input,), lambda g: (tril(g, diagonal),))
+    return res
+
+
+def triu(input, diagonal=0):
+    res = wrap(K.triu(input, diagonal))
+    if needs_grad(input):
+        record("TriuBackward0", res, (input,), lambda g: (triu(g, diagonal),))
+    return res
+
+
+def diag(input, diagonal=0):
+    from .creation import eye
+    if input.ndim == 1:
+        n = input.shape[0] + builtins.abs(diagonal)
+        e = eye(n, dtype=input.dtype)
+        if diagonal == 0:
+            return P.mul(e, input.unsqueeze(0))
+        raise NotImplementedError("torch.diag with diagonal != 0 is not supported by msnb yet")
+    n = builtins.min(input.shape)
+    e = eye(input.shape[0], input.shape[1], dtype=input.dtype)
+    if diagonal:
+        raise NotImplementedError("torch.diag with diagonal != 0 is not supported by msnb yet")
+    from .reduction import sum as _sum
+    return _sum(P.mul(input, e), 1)[:n]
+
+
+def meshgrid(*tensors, indexing="ij"):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = [t_.numel() for t_ in tensors]
+    out = []
+    for i, t_ in enumerate(tensors):
+        s = [1] * len(tensors)
+        s[i] = -1
+        out.append(expand(reshape(t_, s), shape))
+    if indexing == "xy" and len(tensors) >= 2:
+        out = [transpose(o, 0, 1) for o in out]
+    return tuple(out)

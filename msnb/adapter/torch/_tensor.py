@@ -1,0 +1,805 @@
+"""``torch.Tensor`` for msnb.
+
+An adapter tensor *is* a MindSpore tensor: ``Tensor`` subclasses
+``mindspore.Tensor`` (never modifies it), so MindSpore ops and cells accept it
+as it is.  On top it carries PyTorch's API and semantics: dtypes and
+promotion, views that share writes with their base, in-place ops, autograd
+(``requires_grad``, ``backward``, hooks), printing and formatting.
+
+MindSpore methods whose names PyTorch also uses but msnb does not implement
+are blocked with a clear error rather than running with MindSpore semantics.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import numbers
+
+import numpy as np
+
+from .._ms import TensorPy, ms, set_data
+from . import _core
+from . import _dtype as D
+from ._device import active_device, device as _device_cls
+from ._ops import creation as C, indexing as I, linalg as L, pointwise as P, random as R, \
+    reduction as Rd, shape as S
+from .autograd import graph as G
+from .autograd.grad_mode import STATE, no_grad
+
+__all__ = ["Tensor", "Size"]
+
+_ms_shape = TensorPy.shape.__get__
+_ms_dtype = TensorPy.dtype.__get__
+_FROM_MS = D._FROM_MS
+
+
+class Size(tuple):
+    """msnb implementation of ``torch.Size``."""
+
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item):
+        r = tuple.__getitem__(self, item)
+        return Size(r) if isinstance(item, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+
+def _unsupported(qualname):
+    def blocked(self, *args, **kwargs):
+        raise NotImplementedError(
+            f"{qualname} is not supported by msnb yet (see the support list: "
+            "python -m msnb.adapter.support --markdown)")
+    blocked.__name__ = qualname.rsplit(".", 1)[-1]
+    blocked._msnb_unsupported = True
+    return blocked
+
+
+class Tensor(ms.Tensor):
+    """msnb implementation of ``torch.Tensor``."""
+
+    # per-instance state lives in __dict__ only when it differs from these
+    _grad_fn = None
+    _output_nr = 0
+    _req_grad = False
+    _v = 0
+    _vbase = None
+    _vfn = None
+    _vinv = None
+    _vdetached = False
+    grad = None
+    _is_param = False
+
+    def __init__(self, *args, dtype=None, device=None, requires_grad=False):
+        # torch.Tensor(2, 3) -> uninitialised float tensor; torch.Tensor([1, 2]) -> float data
+        if len(args) == 1 and isinstance(args[0], TensorPy):
+            arr = np.asarray(args[0].asnumpy())
+        elif len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+            arr = np.asarray(args[0], dtype=D.get_default_dtype().numpy)
+        else:
+            arr = np.zeros(C.size_args(args), dtype=D.get_default_dtype().numpy)
+        ms.Tensor.__init__(self, arr)
+        if requires_grad:
+            self.requires_grad_(True)
+
+    # --- metadata ----------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(_ms_shape(self))
+
+    def size(self, dim=None):
+        s = _ms_shape(self)
+        if dim is None:
+            return Size(s)
+        return s[dim]
+
+    @property
+    def dtype(self):
+        return _FROM_MS[_ms_dtype(self)]
+
+    @property
+    def ndim(self):
+        return len(_ms_shape(self))
+
+    def dim(self):
+        return len(_ms_shape(self))
+
+    ndimension = dim
+
+    def numel(self):
+        n = 1
+        for s in _ms_shape(self):
+            n *= s
+        return n
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.dtype.itemsize
+
+    @property
+    def device(self):
+        return active_device()
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def is_cpu(self):
+        return active_device().type == "cpu"
+
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+    layout = "torch.strided"
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return self.dtype.is_complex
+
+    def is_contiguous(self, memory_format=None):
+        return not self.__dict__.get("_noncontig", False)
+
+    def stride(self, dim=None):
+        st, acc = [], 1
+        for s in reversed(_ms_shape(self)):
+            st.append(acc)
+            acc *= s
+        st = tuple(reversed(st))
+        return st if dim is None else st[dim]
+
+    def data_ptr(self):
+        return id(self._root())
+
+    def _root(self):
+        return self._vbase if self._vbase is not None else self
+
+    def _is_alias(self):
+        return self._vbase is not None or bool(self.__dict__.get("_views"))
+
+    def untyped_storage(self):
+        return _Storage(self._root())
+
+    # --- autograd ----------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._req_grad or self._grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want "
+                                   "to use a computed variable in a subgraph that doesn't require "
+                                   "differentiation use var_no_grad = var.detach().")
+            return self
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._req_grad = bool(requires_grad)
+        if self._is_param:
+            ms.Parameter.requires_grad.__set__(self, bool(requires_grad))
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def retains_grad(self):
+        fn = self._grad_fn
+        return bool(fn is not None and fn._retain and self._output_nr in fn._retain)
+
+    def retain_grad(self):
+        if self._grad_fn is None:
+            if not self._req_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        import weakref
+        if self._grad_fn._retain is None:
+            self._grad_fn._retain = {}
+        self._grad_fn._retain[self._output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook):
+        """msnb implementation of ``Tensor.register_hook``."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            return self._grad_fn._add_tensor_hook(self._output_nr, hook)
+        hooks = self.__dict__.get("_leaf_hooks")
+        if hooks is None:
+            hooks = self._leaf_hooks = []
+        hooks.append(hook)
+        return G._Handle(hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """msnb implementation of ``Tensor.backward``."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        return S.detach(self)
+
+    def detach_(self):
+        if self._vbase is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._req_grad = False
+        return self
+
+    @property
+    def data(self):
+        return S.detach(self)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, TensorPy):
+            raise TypeError("data must be a Tensor")
+        set_data(self, value if value._vbase is None and not getattr(value, "_is_param", False) else
+                 _core.K.identity(value))
+        self._v += 1
+        _core._refresh_views(self, False)
+
+    @property
+    def T(self):  # noqa: N802
+        return self.permute(*reversed(range(self.ndim)))
+
+    @property
+    def mT(self):  # noqa: N802
+        return self.transpose(-2, -1)
+
+    # --- conversion --------------------------------------------------------
+    def numpy(self, *, force=False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        if self.dtype is D.bfloat16:
+            return _core.K.cast(self, D.float32).asnumpy()
+        return self.asnumpy()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy(force=True)
+        return a.astype(dtype, copy=False) if dtype is not None else a
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        v = self.numpy(force=True).reshape(()).item()
+        return v
+
+    def tolist(self):
+        return self.numpy(force=True).tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return _ms_shape(self)[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild, (self.detach().numpy(), repr(self.dtype), self.requires_grad and self.is_leaf))
+
+    def __deepcopy__(self, memo):
+        out = S.clone(self.detach())
+        if self.requires_grad and self.is_leaf:
+            out.requires_grad_(True)
+        memo[id(self)] = out
+        return out
+
+    def __copy__(self):
+        return self
+
+    # --- dtype / device moves ------------------------------------------------
+    def to(self, *args, **kwargs):
+        """msnb implementation of ``Tensor.to``: dtype changes apply; every
+        device (``"cuda"``, ``0``, ``"cpu"``, ``torch.device``) maps to the
+        active MindSpore device."""
+        dtype = kwargs.pop("dtype", None)
+        kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        copy = kwargs.pop("copy", False)
+        kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        for a in args:
+            if isinstance(a, D.dtype):
+                dtype = a
+            elif isinstance(a, TensorPy):
+                dtype = a.dtype
+            elif isinstance(a, (str, int, _device_cls)) and not isinstance(a, bool):
+                from ._device import parse_device
+                parse_device(a)
+            elif a is None:
+                continue
+            else:
+                raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
+        out = self if dtype is None else _core.cast(self, dtype)
+        if copy and out is self:
+            out = S.clone(self)
+        return out
+
+    def type(self, dtype=None, non_blocking=False):
+        if dtype is None:
+            return _TYPE_NAMES.get(self.dtype, "torch.Tensor")
+        if isinstance(dtype, str):
+            dtype = {v: k for k, v in _TYPE_NAMES.items()}[dtype]
+        return self.to(dtype)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def cpu(self, memory_format=None):
+        return self
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        return self
+
+    def npu(self, device=None, non_blocking=False):
+        return self
+
+    def pin_memory(self, device=None):
+        return self
+
+    def is_pinned(self, device=None):
+        return False
+
+    def share_memory_(self):
+        return self
+
+    def float(self):
+        return _core.cast(self, D.float32)
+
+    def double(self):
+        return _core.cast(self, D.float64)
+
+    def half(self):
+        return _core.cast(self, D.float16)
+
+    def bfloat16(self):
+        return _core.cast(self, D.bfloat16)
+
+    def int(self):
+        return _core.cast(self, D.int32)
+
+    def long(self):
+        return _core.cast(self, D.int64)
+
+    def short(self):
+        return _core.cast(self, D.int16)
+
+    def char(self):
+        return _core.cast(self, D.int8)
+
+    def byte(self):
+        return _core.cast(self, D.uint8)
+
+    def bool(self):
+        return _core.cast(self, D.bool)
+
+    # --- printing ------------------------------------------------------------
+    def __repr__(self, *, tensor_contents=None):
+        return _format(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self.ndim == 0:
+            return format(self.item(), spec)
+        if not spec:
+            return repr(self)
+        raise TypeError("unsupported format string passed to Tensor.__format__")
+
+    # --- indexing ------------------------------------------------------------
+    def __getitem__(self, idx):
+        return I.getitem(self, idx)
+
+    def __setitem__(self, idx, value):
+        I.setitem(self, idx, value)
+
+    # --- creation helpers ------------------------------------------------------
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        return C.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        return C.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        return C.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        return C.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+        return C.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    # --- shape methods with PyTorch's varargs spellings --------------------------
+    def view(self, *shape):
+        return S.view(self, *shape)
+
+    def reshape(self, *shape):
+        return S.reshape(self, *shape)
+
+    def permute(self, *dims):
+        return S.permute(self, *dims)
+
+    def expand(self, *sizes):
+        return S.expand(self, *sizes)
+
+    def repeat(self, *sizes):
+        return S.repeat(self, *sizes)
+
+    def flip(self, *dims):
+        return S.flip(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)
+
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        return Rd.sum(self, dim, keepdim, dtype=dtype)
+
+    def mean(self, dim=None, keepdim=False, dtype=None):
+        return Rd.mean(self, dim, keepdim, dtype=dtype)
+
+    def max(self, dim=None, keepdim=False):
+        return Rd.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        return Rd.min(self, dim, keepdim)
+
+    def clamp(self, min=None, max=None):  # noqa: A002
+        return P.clamp(self, min, max)
+
+    clip = clamp
+
+    def masked_fill(self, mask, value):
+        return I.masked_fill(self, mask, value)
+
+    def scatter(self, dim, index, src=None, value=None, reduce=None):
+        return I.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def index_put_(self, indices, values, accumulate=False):
+        return _core.inplace(self, I.index_put(self, tuple(indices), values, accumulate))
+
+    def index_put(self, indices, values, accumulate=False):
+        return I.index_put(self, tuple(indices), values, accumulate)
+
+    def copy_(self, src, non_blocking=False):
+        """msnb implementation of ``Tensor.copy_``: broadcasts and casts ``src``."""
+        if not isinstance(src, TensorPy):
+            src = C.tensor(src)
+        src = src if isinstance(src, Tensor) else _core.wrap(_core.K.identity(src))
+        new = S.expand(src, tuple(self.shape)) if tuple(src.shape) != tuple(self.shape) else S.clone(src)
+        if _core.needs_grad(self) and not _core.needs_grad(src) and self._grad_fn is None and self._req_grad:
+            raise RuntimeError(_core._LEAF_INPLACE)
+        return _core.inplace(self, new)
+
+    def zero_(self):
+        with no_grad():
+            z = C.zeros_like(self)
+        return _core.inplace(self, z)
+
+    def fill_(self, value):
+        if isinstance(value, TensorPy) and _core.needs_grad(value):
+            return _core.inplace(self, S.expand(value.to(self.dtype), tuple(self.shape)))
+        if isinstance(value, TensorPy):
+            value = value.item()
+        with no_grad():
+            f = C.full(tuple(self.shape), value, dtype=self.dtype)
+        return _core.inplace(self, f)
+
+    def fill_diagonal_(self, fill_value, wrap=False):
+        n = builtins.min(self.shape)
+        idx = C.arange(n)
+        return self.index_put_((idx, idx), fill_value)
+
+    def apply_(self, fn):
+        arr = np.vectorize(fn)(self.numpy(force=True)).astype(self.dtype.numpy)
+        return _core.inplace(self, C.tensor(arr, dtype=self.dtype))
+
+    def map_(self, other, fn):
+        arr = np.vectorize(fn)(self.numpy(force=True), other.numpy(force=True)).astype(self.dtype.numpy)
+        return _core.inplace(self, C.tensor(arr, dtype=self.dtype))
+
+    def resize_(self, *sizes):
+        sizes = C.size_args(sizes)
+        n = int(np.prod(sizes))
+        flat = self.detach().reshape(-1)
+        if flat.numel() >= n:
+            new = flat[:n].reshape(sizes)
+        else:
+            new = S.cat([flat, C.zeros(n - flat.numel(), dtype=self.dtype)]).reshape(sizes)
+        set_data(self, _core.K.identity(new))
+        self._v += 1
+        return self
+
+    def split(self, split_size, dim=0):
+        return S.split(self, split_size, dim)
+
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
+        return R.uniform_(self, a, b, generator=generator)
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        return R.normal_(self, mean, std, generator=generator)
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        return R.bernoulli_(self, p, generator=generator)
+
+    def random_(self, from_=0, to=None, *, generator=None):
+        return R.random_(self, from_, to, generator=generator)
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        return R.exponential_(self, lambd, generator=generator)
+
+    def bernoulli(self, p=None, *, generator=None):
+        return R.bernoulli(self, p, generator=generator)
+
+    def sort(self, dim=-1, descending=False, stable=False):
+        return Rd.sort(self, dim, descending, stable)
+
+    def numel_(self):
+        return self.numel()
+
+    def __array_priority__(self):
+        return 1000
+
+
+class _Storage:
+    """What ``untyped_storage()`` exposes: identity of the shared data."""
+
+    def __init__(self, root):
+        self._root = root
+
+    def data_ptr(self):
+        return id(self._root)
+
+
+def _rebuild(arr, dtype_name, requires_grad):
+    t = C.tensor(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+_TYPE_NAMES = {D.float32: "torch.FloatTensor", D.float64: "torch.DoubleTensor", D.float16: "torch.HalfTensor",
+               D.bfloat16: "torch.BFloat16Tensor", D.int64: "torch.LongTensor", D.int32: "torch.IntTensor",
+               D.int16: "torch.ShortTensor", D.int8: "torch.CharTensor", D.uint8: "torch.ByteTensor",
+               D.bool: "torch.BoolTensor"}
+
+
+# --- methods taken straight from the functional ops -------------------------------
+_METHODS = {
+    P: ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow", "neg",
+        "abs", "exp", "exp2", "log", "log2", "log10", "sqrt", "rsqrt", "square", "sin", "cos", "tan", "tanh",
+        "sigmoid", "relu", "floor", "ceil", "round", "trunc", "frac", "sign", "reciprocal", "erf", "log1p",
+        "expm1", "asin", "acos", "atan", "atan2", "sinh", "cosh", "maximum", "minimum", "lerp", "addcmul",
+        "addcdiv", "eq", "ne", "lt", "le", "gt", "ge", "equal", "allclose", "isclose", "isnan", "isinf",
+        "isfinite", "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and", "bitwise_or",
+        "bitwise_xor", "bitwise_not", "nan_to_num", "signbit", "hypot", "greater", "greater_equal", "less",
+        "less_equal", "not_equal", "multiply", "divide", "subtract", "negative", "absolute", "positive",
+        "float_power", "xlogy", "logaddexp", "where"],
+    Rd: ["prod", "amax", "amin", "argmax", "argmin", "all", "any", "std", "var", "norm", "logsumexp",
+         "cumsum", "cumprod", "topk", "argsort", "median", "count_nonzero", "nansum", "unique"],
+    S: ["view_as", "reshape_as", "flatten", "unflatten", "squeeze", "unsqueeze", "transpose", "t",
+        "movedim", "expand_as", "broadcast_to", "tile", "chunk", "unbind", "narrow", "select", "roll",
+        "contiguous", "swapaxes", "swapdims", "tril", "triu", "diag", "clone", "repeat_interleave"],
+    I: ["gather", "scatter_add", "index_select", "masked_select", "nonzero", "take_along_dim", "index_add",
+        "take"],
+    L: ["matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "baddbmm", "inner", "cross", "kron",
+        "trace"],
+}
+for _mod, _names in _METHODS.items():
+    for _n in _names:
+        setattr(Tensor, _n, getattr(_mod, _n))
+
+# in-place variants: compute out of place, then write through every alias
+_INPLACE = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow", "neg",
+            "abs", "exp", "log", "log2", "log10", "sqrt", "rsqrt", "square", "sin", "cos", "tan", "tanh",
+            "sigmoid", "relu", "floor", "ceil", "round", "trunc", "frac", "sign", "reciprocal", "erf",
+            "log1p", "expm1", "clamp", "clip", "lerp", "addcmul", "addcdiv", "masked_fill", "scatter",
+            "scatter_add", "index_add", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+            "logical_not", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+            "nan_to_num", "maximum", "minimum", "atan2", "asin", "acos", "atan", "sinh", "cosh", "tril",
+            "triu", "t", "transpose", "squeeze", "unsqueeze", "mul", "multiply", "divide", "subtract",
+            "negative", "absolute", "hypot", "xlogy", "float_power", "exp2", "addmm", "baddbmm"]
+_SHAPE_CHANGING = {"t", "transpose", "squeeze", "unsqueeze"}
+
+
+def _make_inplace(name):
+    fn = getattr(Tensor, name)
+
+    if name in _SHAPE_CHANGING:
+        def op_(self, *args, **kwargs):
+            new = fn(self, *args, **kwargs)
+            if self._vbase is not None or self.__dict__.get("_views"):
+                raise RuntimeError(f"msnb: {name}_ on a tensor with views is not supported")
+            set_data(self, _core.K.identity(new))
+            if _core.STATE.enabled and new._grad_fn is not None:
+                self._grad_fn, self._output_nr = new._grad_fn, new._output_nr
+            self._v += 1
+            return self
+    else:
+        def op_(self, *args, **kwargs):
+            src = _core.snapshot(self) if _core.needs_grad(self, *args) else self
+            return _core.inplace(self, fn(src, *args, **kwargs))
+    op_.__name__ = name + "_"
+    op_.__doc__ = f"msnb implementation of ``Tensor.{name}_`` (in place, through every alias)."
+    return op_
+
+
+for _n in _INPLACE:
+    setattr(Tensor, _n + "_", _make_inplace(_n))
+
+
+# --- operators ---------------------------------------------------------------------
+def _r(fn):
+    return lambda self, other: fn(other, self)
+
+
+def _iop(fn):
+    def op(self, other):
+        src = _core.snapshot(self) if _core.needs_grad(self, other) else self
+        return _core.inplace(self, fn(src, other))
+    return op
+
+
+Tensor.__add__ = lambda self, other: P.add(self, other)
+Tensor.__radd__ = lambda self, other: P.add(other, self)
+Tensor.__iadd__ = _iop(P.add)
+Tensor.__sub__ = lambda self, other: P.sub(self, other)
+Tensor.__rsub__ = lambda self, other: P.sub(other, self)
+Tensor.__isub__ = _iop(P.sub)
+Tensor.__mul__ = lambda self, other: P.mul(self, other)
+Tensor.__rmul__ = lambda self, other: P.mul(other, self)
+Tensor.__imul__ = _iop(P.mul)
+Tensor.__truediv__ = lambda self, other: P.div(self, other)
+Tensor.__rtruediv__ = lambda self, other: P.div(other, self)
+Tensor.__itruediv__ = _iop(P.div)
+Tensor.__floordiv__ = lambda self, other: P.floor_divide(self, other)
+Tensor.__rfloordiv__ = lambda self, other: P.floor_divide(other, self)
+Tensor.__ifloordiv__ = _iop(P.floor_divide)
+Tensor.__mod__ = lambda self, other: P.remainder(self, other)
+Tensor.__rmod__ = lambda self, other: P.remainder(other, self)
+Tensor.__imod__ = _iop(P.remainder)
+Tensor.__pow__ = lambda self, other: P.pow(self, other)
+Tensor.__rpow__ = lambda self, other: P.pow(other, self)
+Tensor.__ipow__ = _iop(P.pow)
+Tensor.__matmul__ = lambda self, other: L.matmul(self, other)
+Tensor.__rmatmul__ = lambda self, other: L.matmul(other, self)
+Tensor.__neg__ = lambda self: P.neg(self)
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = lambda self: P.abs(self)
+Tensor.__invert__ = lambda self: P.bitwise_not(self)
+Tensor.__and__ = lambda self, other: P.bitwise_and(self, other)
+Tensor.__rand__ = lambda self, other: P.bitwise_and(self, other)
+Tensor.__iand__ = _iop(P.bitwise_and)
+Tensor.__or__ = lambda self, other: P.bitwise_or(self, other)
+Tensor.__ror__ = lambda self, other: P.bitwise_or(self, other)
+Tensor.__ior__ = _iop(P.bitwise_or)
+Tensor.__xor__ = lambda self, other: P.bitwise_xor(self, other)
+Tensor.__rxor__ = lambda self, other: P.bitwise_xor(self, other)
+Tensor.__ixor__ = _iop(P.bitwise_xor)
+Tensor.__eq__ = lambda self, other: P.eq(self, other) if isinstance(other, (TensorPy, numbers.Number, np.ndarray, list)) else NotImplemented
+Tensor.__ne__ = lambda self, other: P.ne(self, other) if isinstance(other, (TensorPy, numbers.Number, np.ndarray, list)) else NotImplemented
+Tensor.__lt__ = lambda self, other: P.lt(self, other)
+Tensor.__le__ = lambda self, other: P.le(self, other)
+Tensor.__gt__ = lambda self, other: P.gt(self, other)
+Tensor.__ge__ = lambda self, other: P.ge(self, other)
+Tensor.__hash__ = lambda self: id(self)
+
+
+# --- printing --------------------------------------------------------------------------
+def _format(t):
+    arr = t.numpy(force=True)
+    d = t.dtype
+    suffix = []
+    if arr.size == 0:
+        body = "[]"
+        if tuple(t.shape) != (0,):
+            suffix.append(f"size={tuple(t.shape)}")
+    else:
+        body = _format_array(arr, d)
+    if d not in (D.get_default_dtype(), D.int64, D.bool) or (arr.size == 0 and d is not D.get_default_dtype()):
+        if not (arr.size == 0 and d is D.get_default_dtype()):
+            suffix.append(f"dtype={d}")
+    if t._grad_fn is not None:
+        suffix.append(f"grad_fn=<{t._grad_fn.name()}>")
+    elif t._req_grad:
+        suffix.append("requires_grad=True")
+    return "tensor(" + body + "".join(", " + s for s in suffix) + ")"
+
+
+def _format_array(arr, d):
+    if d.is_floating_point:
+        a = arr.astype(np.float64)
+        finite = a[np.isfinite(a)]
+        ints = finite.size == 0 or np.all(finite == np.round(finite))
+        amax = np.abs(finite).max() if finite.size else 0.0
+        amin = np.abs(finite[finite != 0]).min() if np.any(finite != 0) else 0.0
+        sci = finite.size and (amax >= 1e8 or (amin and amin < 1e-4) or (amin and amax / amin > 1000 and not ints))
+        if sci:
+            one = lambda x: f"{x:.4e}"  # noqa: E731
+        elif ints:
+            one = lambda x: f"{x:.0f}." if np.isfinite(x) else f"{x}"  # noqa: E731
+        else:
+            one = lambda x: f"{x:.4f}" if np.isfinite(x) else f"{x}"  # noqa: E731
+        shown = a if a.size <= 1000 else np.concatenate([a.reshape(-1)[:3], a.reshape(-1)[-3:]])
+        width = max(len(one(v)) for v in shown.reshape(-1))
+        fmt = {"float_kind": lambda x: one(x).rjust(width)}
+        return np.array2string(a, separator=", ", formatter=fmt, prefix="tensor(", threshold=1000,
+                               edgeitems=3, max_line_width=80)
+    if d is D.bool:
+        return np.array2string(arr, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
+                               formatter={"bool": lambda x: ("True" if x else "False").rjust(5 if (~arr).any() else 4)},
+                               max_line_width=80)
+    return np.array2string(arr, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
+                           max_line_width=80)
+
+
+# --- MindSpore methods PyTorch also names but msnb does not implement: block them ----------
+_KEEP_MS = {  # MindSpore internals call these on tensors; their names are not torch API
+    "asnumpy", "assign_value", "astype", "init_data", "set_dtype", "has_init", "param_info", "init",
+    "init_flag", "set_init_flag", "data_sync", "set_const_arg", "const_arg", "virtual_flag",
+    "offload", "offload_file_path", "move_to", "flush_from_cache", "is_init", "init_finished",
+}
+
+
+def _block_unimplemented():
+    from ._api_names import TENSOR_METHODS
+    for name in dir(ms.Tensor):
+        if name.startswith("_") or name in _KEEP_MS or name in Tensor.__dict__:
+            continue
+        if name in TENSOR_METHODS:
+            setattr(Tensor, name, _unsupported(f"torch.Tensor.{name}"))
+
+
+_block_unimplemented()
+_core.Tensor_ = Tensor

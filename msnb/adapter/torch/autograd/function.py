@@ -1,0 +1,104 @@
+"""``torch.autograd.Function``: user-defined forward and backward.
+
+``apply`` runs ``forward`` with grad recording off, then records one node
+whose backward calls the user's ``backward`` with the context."""
+
+from __future__ import annotations
+
+from .grad_mode import STATE, no_grad
+from .graph import record
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+
+class FunctionCtx:
+    """The ``ctx`` a custom Function's forward and backward receive."""
+
+    def __init__(self):
+        self.saved_tensors = ()
+        self.needs_input_grad = ()
+        self._non_diff = set()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        self.saved_tensors = tuple(tensors)
+
+    @property
+    def saved_variables(self):  # the old spelling, used by the seed's GdnFunction
+        return self.saved_tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_diff.update(id(t) for t in tensors)
+
+    def mark_dirty(self, *tensors):
+        pass
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+
+class _FunctionMeta(type):
+    pass
+
+
+class Function(metaclass=_FunctionMeta):
+    """msnb implementation of ``torch.autograd.Function`` (static forward/backward)."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        return None
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        from .._tensor import Tensor
+        from .._core import wrap, K
+
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        with no_grad():
+            if cls.setup_context is not Function.setup_context:
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args, **kwargs)
+        if not (STATE.enabled and any(ctx.needs_input_grad)):
+            return out
+        multi = isinstance(out, tuple)
+        outs = list(out) if multi else [out]
+        # outputs that are inputs must become distinct tensors to carry the new node
+        for i, o in enumerate(outs):
+            if isinstance(o, Tensor) and any(o is a for a in args):
+                outs[i] = wrap(K.identity(o))
+        diff = [o if isinstance(o, Tensor) and id(o) not in ctx._non_diff else None for o in outs]
+        shapes = [(tuple(o.shape), o.dtype) if o is not None else None for o in diff]
+
+        def bw(*grads):
+            from .._ops.creation import zeros
+            gs = []
+            for g, meta in zip(grads, shapes):
+                if g is None and ctx.materialize_grads and meta is not None:
+                    g = zeros(meta[0], dtype=meta[1])
+                gs.append(g)
+            res = cls.backward(ctx, *gs)
+            if not isinstance(res, tuple):
+                res = (res,)
+            if len(res) < len(args):
+                raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of "
+                                   f"gradients (expected {len(args)}, got {len(res)})")
+            return tuple(r if isinstance(a, Tensor) else None for r, a in zip(res, args))
+
+        record(cls.__name__ + "Backward", diff if multi else diff[0], args, bw)
+        return tuple(outs) if multi else outs[0]
+
+
+def once_differentiable(fn):
+    return fn

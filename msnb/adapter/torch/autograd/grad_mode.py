@@ -1,0 +1,120 @@
+"""Grad-mode switches: ``no_grad``, ``enable_grad``, ``set_grad_enabled``,
+``inference_mode``.  One flag, read by every op before it records a node."""
+
+from __future__ import annotations
+
+import functools
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_grad_enabled", "is_inference_mode_enabled"]
+
+
+class _State:
+    enabled = True
+    inference = False
+
+
+STATE = _State()
+
+
+def is_grad_enabled() -> bool:
+    """msnb implementation of ``torch.is_grad_enabled``."""
+    return STATE.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """msnb implementation of ``torch.is_inference_mode_enabled``."""
+    return STATE.inference
+
+
+class _GradModeContext:
+    """Base for the switches: a context manager and a decorator, like torch's."""
+
+    _target = True
+
+    def __enter__(self):
+        self._prev = STATE.enabled
+        STATE.enabled = self._target
+        return self
+
+    def __exit__(self, *exc):
+        STATE.enabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_GradModeContext):  # noqa: N801
+    """msnb implementation of ``torch.no_grad``."""
+
+    _target = False
+
+
+class enable_grad(_GradModeContext):  # noqa: N801
+    """msnb implementation of ``torch.enable_grad``."""
+
+    _target = True
+
+
+class set_grad_enabled(_GradModeContext):  # noqa: N801
+    """msnb implementation of ``torch.set_grad_enabled``: works as a function
+    call (takes effect at once) and as a context manager (restores on exit)."""
+
+    def __init__(self, mode: bool):
+        self._prev = STATE.enabled
+        self._target = bool(mode)
+        STATE.enabled = self._target
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        STATE.enabled = self._prev
+        return False
+
+    def clone(self):
+        return set_grad_enabled(self._target)
+
+
+class inference_mode(_GradModeContext):  # noqa: N801
+    """msnb implementation of ``torch.inference_mode``: no graph is recorded.
+
+    Partial: tensors made inside are ordinary tensors afterwards (PyTorch marks
+    them as inference tensors and refuses some later uses)."""
+
+    def __init__(self, mode: bool = True):
+        self._mode = bool(mode)
+
+    def __enter__(self):
+        self._prev = STATE.enabled
+        self._prev_inf = STATE.inference
+        if self._mode:
+            STATE.enabled = False
+            STATE.inference = True
+        return self
+
+    def __exit__(self, *exc):
+        STATE.enabled = self._prev
+        STATE.inference = self._prev_inf
+        return False
+
+    def __call__(self, fn):
+        if not callable(fn):
+            raise TypeError("inference_mode takes a bool or a function")
+        mode = self._mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(mode):
+                return fn(*args, **kwargs)
+
+        return wrapper

@@ -1,0 +1,308 @@
+"""The autograd graph and its engine: PyTorch's tape semantics in plain Python.
+
+Every differentiable op that runs while grad mode is on and one of its inputs
+requires grad records a :class:`Node` holding a backward closure and edges to
+the nodes of its inputs.  ``backward``/``grad`` walk the graph in dependency
+order, sum gradients that meet, run tensor and node hooks, and accumulate into
+leaves' ``.grad``.  Backward closures are written with adapter ops, so with
+``create_graph=True`` the backward pass is itself recorded (higher-order
+gradients) and with it off they run as plain MindSpore kernels.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import deque
+
+from .grad_mode import STATE
+
+__all__ = ["Node", "AccumulateGrad", "record", "edge_of", "run_backward"]
+
+_FREED = ("Trying to backward through the graph a second time (or directly access saved "
+          "tensors after they have already been freed). Saved intermediate values of the graph "
+          "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+          "you need to backward through the graph a second time or if you need to access saved "
+          "tensors after calling backward.")
+
+
+class Node:
+    """One recorded op.  ``next_functions`` mirrors torch: ``((node, output_nr), ...)``."""
+
+    __slots__ = ("_name", "next_functions", "_backward", "_saved", "_versions", "_n_out",
+                 "_tensor_hooks", "_retain", "_hooks", "_pre_hooks", "metadata", "__weakref__")
+
+    def __init__(self, name, edges, backward, saved=(), n_out=1):
+        self._name = name
+        self.next_functions = edges
+        self._backward = backward
+        self._saved = saved
+        self._versions = tuple(t._v for t in saved)
+        self._n_out = n_out
+        self._tensor_hooks = None  # {output_nr: [hook]}
+        self._retain = None  # {output_nr: weakref(tensor)}
+        self._hooks = None
+        self._pre_hooks = None
+        self.metadata = {}
+
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self):
+        return f"<{self._name} object at {id(self):#x}>"
+
+    def register_hook(self, hook):
+        """``hook(grad_inputs, grad_outputs)`` after this node ran; may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(hook)
+        return _Handle(self._hooks, hook)
+
+    def register_prehook(self, hook):
+        """``hook(grad_outputs)`` before this node runs; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = []
+        self._pre_hooks.append(hook)
+        return _Handle(self._pre_hooks, hook)
+
+    def _add_tensor_hook(self, output_nr, hook):
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        hooks = self._tensor_hooks.setdefault(output_nr, [])
+        hooks.append(hook)
+        return _Handle(hooks, hook)
+
+    def _check_saved(self):
+        if self._backward is None:
+            raise RuntimeError(_FREED)
+        for t, v in zip(self._saved, self._versions):
+            if t._v != v:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an "
+                    f"inplace operation: [{t.dtype} {list(t.shape)}], which is output 0 of "
+                    f"{self._name}, is at version {t._v}; expected version {v} instead.")
+
+    def apply(self, grads):
+        self._check_saved()
+        return self._backward(*grads)
+
+    def release(self):
+        self._backward = None
+        self._saved = ()
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf tensor: adds incoming gradient into ``leaf.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, leaf):
+        super().__init__("AccumulateGrad", (), None)
+        self.variable = leaf
+
+    def _check_saved(self):
+        pass
+
+    def release(self):
+        pass
+
+
+class _Handle:
+    """``RemovableHandle`` look-alike returned by every ``register_*hook``."""
+
+    def __init__(self, container, item):
+        self._ref = (container, item)
+
+    def remove(self):
+        container, item = self._ref
+        if isinstance(container, dict):
+            for k, v in list(container.items()):
+                if v is item:
+                    del container[k]
+        elif item in container:
+            container.remove(item)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def acc_node(leaf) -> AccumulateGrad:
+    ref = leaf.__dict__.get("_acc")
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        leaf._acc = weakref.ref(node)
+    return node
+
+
+def edge_of(t):
+    """The graph edge a tensor contributes as an op input, or None."""
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t._req_grad:
+        return (acc_node(t), 0)
+    return None
+
+
+def record(name, outputs, inputs, backward, saved=()):
+    """Attach a new Node to ``outputs`` (a tensor or tuple of tensors).
+
+    ``backward(*grad_outputs)`` must return one gradient (or None) per input.
+    Callers check ``needs_grad(...)`` first so no-grad code pays nothing.
+    """
+    from .._tensor import Tensor
+
+    edges = tuple(edge_of(t) if isinstance(t, Tensor) else None for t in inputs)
+    multi = isinstance(outputs, (tuple, list))
+    node = Node(name, edges, backward, saved, len(outputs) if multi else 1)
+    if multi:
+        for i, o in enumerate(outputs):
+            if o is not None:
+                o._grad_fn = node
+                o._output_nr = i
+    else:
+        outputs._grad_fn = node
+        outputs._output_nr = 0
+    return node
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inputs=None,
+                 capture=False, allow_unused=False):
+    """Run the graph from ``roots``.
+
+    With ``capture`` (``torch.autograd.grad``) the gradients reaching
+    ``inputs`` are returned instead of accumulated into ``.grad``.  With
+    ``inputs`` and no capture (``backward(inputs=...)``) only those leaves
+    accumulate.
+    """
+    # 1. dependency counts over the reachable graph
+    start = []
+    for t, g in zip(roots, grad_roots):
+        e = edge_of(t)
+        if e is None:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+        start.append((e, g))
+    deps = {}
+    seen = set()
+    stack = [e[0] for e, _ in start]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        for e in n.next_functions:
+            if e is not None:
+                deps[e[0]] = deps.get(e[0], 0) + 1
+                stack.append(e[0])
+
+    targets = {}
+    if inputs is not None:
+        for i, t in enumerate(inputs):
+            e = edge_of(t)
+            if e is None:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            targets[e] = i
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+
+    buffers = {}
+    for (node, nr), g in start:
+        buf = buffers.setdefault(node, [None] * node._n_out)
+        buf[nr] = _add(buf[nr], g)
+
+    prev = STATE.enabled
+    STATE.enabled = bool(create_graph)
+    try:
+        ready = deque(n for n in {e[0] for e, _ in start} if deps.get(n, 0) == 0)
+        while ready:
+            node = ready.popleft()
+            grads = buffers.pop(node, None) or [None] * node._n_out
+            # tensor hooks registered on this node's outputs (non-leaf register_hook)
+            if node._tensor_hooks:
+                for nr, hooks in node._tensor_hooks.items():
+                    for h in list(hooks):
+                        if grads[nr] is not None:
+                            r = h(grads[nr])
+                            if r is not None:
+                                grads[nr] = r
+            if node._retain:
+                for nr, ref in node._retain.items():
+                    t = ref()
+                    if t is not None and grads[nr] is not None:
+                        g = grads[nr] if create_graph else grads[nr].detach()
+                        t.grad = g if t.grad is None else t.grad + g
+            if node._pre_hooks:
+                for h in node._pre_hooks:
+                    r = h(tuple(grads))
+                    if r is not None:
+                        grads = list(r)
+            if targets:
+                for nr in range(node._n_out):
+                    i = targets.get((node, nr))
+                    if i is not None:
+                        captured[i] = _add(captured[i], grads[nr])
+            if isinstance(node, AccumulateGrad):
+                if not capture and (not targets or (node, 0) in targets):
+                    _accumulate(node.variable, grads[0], create_graph)
+                continue
+            if all(g is None for g in grads):
+                in_grads = (None,) * len(node.next_functions)
+            else:
+                in_grads = node.apply(grads)
+                if node._hooks:
+                    for h in node._hooks:
+                        r = h(tuple(in_grads), tuple(grads))
+                        if r is not None:
+                            in_grads = r
+            if not retain_graph:
+                node.release()
+            for e, g in zip(node.next_functions, in_grads):
+                if e is None:
+                    continue
+                nxt, nr = e
+                if g is not None:
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt._n_out
+                    buf[nr] = _add(buf[nr], g)
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    ready.append(nxt)
+    finally:
+        STATE.enabled = prev
+    if capture:
+        for i, g in enumerate(captured):
+            if g is None and not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used "
+                                   "in the graph. Set allow_unused=True if this is the desired behavior.")
+        return tuple(captured)
+    return None
+
+
+def _accumulate(leaf, g, create_graph):
+    if g is None:
+        return
+    hooks = leaf.__dict__.get("_leaf_hooks")
+    if hooks:
+        for h in list(hooks):
+            r = h(g)
+            if r is not None:
+                g = r
+    if not create_graph:
+        g = g.detach()
+    if g.shape != leaf.shape:
+        g = g.expand(leaf.shape) if g.numel() == 1 else g.reshape(leaf.shape)
+    if leaf.grad is None:
+        leaf.grad = g if create_graph else g.clone() if g._is_alias() else g
+    else:
+        leaf.grad = leaf.grad + g

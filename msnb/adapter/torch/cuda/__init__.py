@@ -1,0 +1,83 @@
+"""msnb's ``torch.cuda``: CUDA-written code runs on the active MindSpore device.
+
+``is_available()`` answers whether an accelerator (Ascend) is in use, so
+``device = "cuda" if torch.cuda.is_available() else "cpu"`` picks it; and
+because every device name maps to the active device, code that skips the
+check and says ``.cuda()`` runs too."""
+
+from __future__ import annotations
+
+import contextlib
+
+from ..._ms import device_target
+
+__all__ = ["is_available", "device_count", "current_device", "set_device", "get_device_name",
+           "synchronize", "empty_cache", "manual_seed", "manual_seed_all", "memory_allocated",
+           "max_memory_allocated", "reset_peak_memory_stats", "device", "is_bf16_supported",
+           "get_device_capability", "memory_reserved", "max_memory_reserved"]
+
+
+def is_available() -> bool:
+    return device_target() == "Ascend"
+
+
+def device_count() -> int:
+    return 1 if is_available() else 0
+
+
+def current_device() -> int:
+    return 0
+
+
+def set_device(device) -> None:
+    pass
+
+
+def get_device_name(device=None) -> str:
+    return "Ascend (via MindSpore)" if is_available() else "cpu"
+
+
+def get_device_capability(device=None):
+    return (0, 0)
+
+
+def synchronize(device=None) -> None:
+    import mindspore as ms
+    ms.runtime.synchronize()
+
+
+def empty_cache() -> None:
+    pass
+
+
+def manual_seed(seed) -> None:
+    from .._ops.random import manual_seed as _ms
+    _ms(seed)
+
+
+manual_seed_all = manual_seed
+
+
+def memory_allocated(device=None) -> int:
+    return 0
+
+
+max_memory_allocated = memory_reserved = max_memory_reserved = memory_allocated
+
+
+def reset_peak_memory_stats(device=None) -> None:
+    pass
+
+
+def is_bf16_supported() -> bool:
+    return is_available()
+
+
+@contextlib.contextmanager
+def device(idx):  # noqa: F811 - torch.cuda.device context manager
+    yield
+
+
+def __getattr__(name):
+    raise AttributeError(f"torch.cuda.{name} is not supported by msnb yet (see the support list: "
+                         "python -m msnb.adapter.support --markdown)")

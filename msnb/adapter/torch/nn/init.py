@@ -1,0 +1,124 @@
+"""msnb implementation of ``torch.nn.init`` (PyTorch's formulas, in place)."""
+
+from __future__ import annotations
+
+import math
+
+from ..autograd.grad_mode import no_grad
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_",
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_",
+           "orthogonal_", "_calculate_fan_in_and_fan_out"]
+
+
+def calculate_gain(nonlinearity, param=None):
+    if nonlinearity in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                        "conv_transpose3d", "sigmoid"):
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    if tensor.ndim < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    rf = 1
+    for s in tensor.shape[2:]:
+        rf *= s
+    return tensor.shape[1] * rf, tensor.shape[0] * rf
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    import numpy as np
+    from .._ops.random import _g
+    from .._ops.creation import tensor as _t
+    rng = _g(generator)
+    out = rng.normal(mean, std, size=tuple(tensor.shape))
+    bad = (out < a) | (out > b)
+    while bad.any():
+        out[bad] = rng.normal(mean, std, size=int(bad.sum()))
+        bad = (out < a) | (out > b)
+    with no_grad():
+        return tensor.copy_(_t(out.astype(np.float64)).to(tensor.dtype))
+
+
+def constant_(tensor, val):
+    with no_grad():
+        return tensor.fill_(val)
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor):
+    return constant_(tensor, 0.0)
+
+
+def eye_(tensor):
+    from .._ops.creation import eye
+    with no_grad():
+        return tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    a = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
+
+
+def _fan(tensor, mode):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    import numpy as np
+    from .._ops.random import _g
+    from .._ops.creation import tensor as _t
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = _g(generator).normal(size=(rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q *= np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    with no_grad():
+        return tensor.copy_(_t((q * gain).reshape(tuple(tensor.shape))).to(tensor.dtype))

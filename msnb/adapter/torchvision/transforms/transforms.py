@@ -1,0 +1,523 @@
+"""msnb implementation of ``torchvision.transforms`` (v1 classes).
+
+Random transforms draw from the adapter's default generator (a numpy PCG64
+seeded by ``torch.manual_seed``), so a seed makes a pipeline reproducible.
+The numbers are not the ones real torchvision draws for the same seed.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import functional as F
+from .functional import InterpolationMode, _interpolation_modes_from_int, _setup_size
+
+__all__ = [
+    "Compose", "ToTensor", "PILToTensor", "ToPILImage", "ConvertImageDtype", "Normalize", "Resize",
+    "CenterCrop", "RandomCrop", "RandomResizedCrop", "RandomHorizontalFlip", "RandomVerticalFlip",
+    "RandomRotation", "ColorJitter", "Grayscale", "RandomGrayscale", "Pad", "Lambda", "RandomApply",
+    "RandomChoice", "RandomOrder", "FiveCrop", "TenCrop", "InterpolationMode",
+]
+
+
+def _rng():
+    from msnb.adapter.torch._ops.random import default_generator
+    return default_generator._rng
+
+
+def _uniform(low, high):
+    return float(_rng().uniform(low, high))
+
+
+def _randint(low, high):
+    """One integer in ``[low, high)``."""
+    return int(_rng().integers(low, high))
+
+
+def _rand():
+    return float(_rng().random())
+
+
+class Compose:
+    def __init__(self, transforms):
+        self.transforms = transforms
+
+    def __call__(self, img):
+        for t in self.transforms:
+            img = t(img)
+        return img
+
+    def __repr__(self):
+        format_string = self.__class__.__name__ + "("
+        for t in self.transforms:
+            format_string += "\n"
+            format_string += f"    {t}"
+        format_string += "\n)"
+        return format_string
+
+
+class _Module:
+    """Base for the transforms that are ``nn.Module`` in torchvision (callable via ``forward``)."""
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+
+class ToTensor:
+    def __call__(self, pic):
+        return F.to_tensor(pic)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}()"
+
+
+class PILToTensor:
+    def __call__(self, pic):
+        return F.pil_to_tensor(pic)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}()"
+
+
+class ToPILImage:
+    def __init__(self, mode=None):
+        self.mode = mode
+
+    def __call__(self, pic):
+        return F.to_pil_image(pic, self.mode)
+
+    def __repr__(self):
+        format_string = self.__class__.__name__ + "("
+        if self.mode is not None:
+            format_string += f"mode={self.mode}"
+        format_string += ")"
+        return format_string
+
+
+class ConvertImageDtype(_Module):
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def forward(self, image):
+        return F.convert_image_dtype(image, self.dtype)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}()"
+
+
+class Normalize(_Module):
+    def __init__(self, mean, std, inplace=False):
+        self.mean = mean
+        self.std = std
+        self.inplace = inplace
+
+    def forward(self, tensor):
+        return F.normalize(tensor, self.mean, self.std, self.inplace)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(mean={self.mean}, std={self.std})"
+
+
+def _check_interp(interpolation):
+    if isinstance(interpolation, int):
+        interpolation = _interpolation_modes_from_int(interpolation)
+    return interpolation
+
+
+class Resize(_Module):
+    def __init__(self, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True):
+        if not isinstance(size, (int, Sequence)):
+            raise TypeError(f"Size should be int or sequence. Got {type(size)}")
+        if isinstance(size, Sequence) and len(size) not in (1, 2):
+            raise ValueError("If size is a sequence, it should have 1 or 2 values")
+        self.size = size
+        self.max_size = max_size
+        self.interpolation = _check_interp(interpolation)
+        self.antialias = antialias
+
+    def forward(self, img):
+        return F.resize(img, self.size, self.interpolation, self.max_size, self.antialias)
+
+    def __repr__(self):
+        detail = f"(size={self.size}, interpolation={self.interpolation.value}, max_size={self.max_size}, antialias={self.antialias})"
+        return f"{self.__class__.__name__}{detail}"
+
+
+class CenterCrop(_Module):
+    def __init__(self, size):
+        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for size.")
+
+    def forward(self, img):
+        return F.center_crop(img, self.size)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(size={self.size})"
+
+
+class RandomCrop(_Module):
+    @staticmethod
+    def get_params(img, output_size):
+        _, h, w = F.get_dimensions(img)
+        th, tw = output_size
+        if h < th or w < tw:
+            raise ValueError(f"Required crop size {(th, tw)} is larger than input image size {(h, w)}")
+        if w == tw and h == th:
+            return 0, 0, h, w
+        i = _randint(0, h - th + 1)
+        j = _randint(0, w - tw + 1)
+        return i, j, th, tw
+
+    def __init__(self, size, padding=None, pad_if_needed=False, fill=0, padding_mode="constant"):
+        self.size = tuple(_setup_size(size, error_msg="Please provide only two dimensions (h, w) for size."))
+        self.padding = padding
+        self.pad_if_needed = pad_if_needed
+        self.fill = fill
+        self.padding_mode = padding_mode
+
+    def forward(self, img):
+        if self.padding is not None:
+            img = F.pad(img, self.padding, self.fill, self.padding_mode)
+        _, height, width = F.get_dimensions(img)
+        if self.pad_if_needed and width < self.size[1]:
+            padding = [self.size[1] - width, 0]
+            img = F.pad(img, padding, self.fill, self.padding_mode)
+        if self.pad_if_needed and height < self.size[0]:
+            padding = [0, self.size[0] - height]
+            img = F.pad(img, padding, self.fill, self.padding_mode)
+        i, j, h, w = self.get_params(img, self.size)
+        return F.crop(img, i, j, h, w)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(size={self.size}, padding={self.padding})"
+
+
+class RandomResizedCrop(_Module):
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0),
+                 interpolation=InterpolationMode.BILINEAR, antialias=True):
+        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for size.")
+        if not isinstance(scale, Sequence):
+            raise TypeError("Scale should be a sequence")
+        if not isinstance(ratio, Sequence):
+            raise TypeError("Ratio should be a sequence")
+        self.interpolation = _check_interp(interpolation)
+        self.antialias = antialias
+        self.scale = scale
+        self.ratio = ratio
+
+    @staticmethod
+    def get_params(img, scale, ratio):
+        _, height, width = F.get_dimensions(img)
+        area = height * width
+        log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
+        for _ in range(10):
+            target_area = area * _uniform(scale[0], scale[1])
+            aspect_ratio = math.exp(_uniform(log_ratio[0], log_ratio[1]))
+            w = int(round(math.sqrt(target_area * aspect_ratio)))
+            h = int(round(math.sqrt(target_area / aspect_ratio)))
+            if 0 < w <= width and 0 < h <= height:
+                i = _randint(0, height - h + 1)
+                j = _randint(0, width - w + 1)
+                return i, j, h, w
+        in_ratio = float(width) / float(height)
+        if in_ratio < min(ratio):
+            w = width
+            h = int(round(w / min(ratio)))
+        elif in_ratio > max(ratio):
+            h = height
+            w = int(round(h * max(ratio)))
+        else:
+            w = width
+            h = height
+        i = (height - h) // 2
+        j = (width - w) // 2
+        return i, j, h, w
+
+    def forward(self, img):
+        i, j, h, w = self.get_params(img, self.scale, self.ratio)
+        return F.resized_crop(img, i, j, h, w, self.size, self.interpolation, antialias=self.antialias)
+
+    def __repr__(self):
+        interpolate_str = self.interpolation.value
+        format_string = self.__class__.__name__ + f"(size={self.size}"
+        format_string += f", scale={tuple(round(s, 4) for s in self.scale)}"
+        format_string += f", ratio={tuple(round(r, 4) for r in self.ratio)}"
+        format_string += f", interpolation={interpolate_str}"
+        format_string += f", antialias={self.antialias})"
+        return format_string
+
+
+class RandomHorizontalFlip(_Module):
+    def __init__(self, p=0.5):
+        self.p = p
+
+    def forward(self, img):
+        if _rand() < self.p:
+            return F.hflip(img)
+        return img
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(p={self.p})"
+
+
+class RandomVerticalFlip(_Module):
+    def __init__(self, p=0.5):
+        self.p = p
+
+    def forward(self, img):
+        if _rand() < self.p:
+            return F.vflip(img)
+        return img
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(p={self.p})"
+
+
+def _setup_angle(x, name, req_sizes=(2,)):
+    if isinstance(x, numbers.Number):
+        if x < 0:
+            raise ValueError(f"If {name} is a single number, it must be positive.")
+        x = [-x, x]
+    elif not isinstance(x, Sequence) or len(x) not in req_sizes:
+        raise ValueError(f"{name} should be a sequence of length {' or '.join(map(str, req_sizes))}.")
+    return [float(d) for d in x]
+
+
+class RandomRotation(_Module):
+    def __init__(self, degrees, interpolation=InterpolationMode.NEAREST, expand=False, center=None, fill=0):
+        self.degrees = _setup_angle(degrees, name="degrees", req_sizes=(2,))
+        self.interpolation = _check_interp(interpolation)
+        self.expand = expand
+        self.center = center
+        if fill is None:
+            fill = 0
+        elif not isinstance(fill, (Sequence, numbers.Number)):
+            raise TypeError("Fill should be either a sequence or a number.")
+        self.fill = fill
+
+    @staticmethod
+    def get_params(degrees):
+        return _uniform(float(degrees[0]), float(degrees[1]))
+
+    def forward(self, img):
+        fill = self.fill
+        channels, _, _ = F.get_dimensions(img)
+        if F._is_tensor(img):
+            if isinstance(fill, (int, float)):
+                fill = [float(fill)] * channels
+            else:
+                fill = [float(f) for f in fill]
+        angle = self.get_params(self.degrees)
+        return F.rotate(img, angle, self.interpolation, self.expand, self.center, fill)
+
+    def __repr__(self):
+        interpolate_str = self.interpolation.value
+        format_string = self.__class__.__name__ + f"(degrees={self.degrees}"
+        format_string += f", interpolation={interpolate_str}"
+        format_string += f", expand={self.expand}"
+        if self.center is not None:
+            format_string += f", center={self.center}"
+        if self.fill is not None:
+            format_string += f", fill={self.fill}"
+        format_string += ")"
+        return format_string
+
+
+class ColorJitter(_Module):
+    def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
+        self.brightness = self._check_input(brightness, "brightness")
+        self.contrast = self._check_input(contrast, "contrast")
+        self.saturation = self._check_input(saturation, "saturation")
+        self.hue = self._check_input(hue, "hue", center=0, bound=(-0.5, 0.5), clip_first_on_zero=False)
+
+    @staticmethod
+    def _check_input(value, name, center=1, bound=(0, float("inf")), clip_first_on_zero=True):
+        if isinstance(value, numbers.Number):
+            if value < 0:
+                raise ValueError(f"If {name} is a single number, it must be non negative.")
+            value = [center - float(value), center + float(value)]
+            if clip_first_on_zero:
+                value[0] = max(value[0], 0.0)
+        elif isinstance(value, (tuple, list)) and len(value) == 2:
+            value = [float(value[0]), float(value[1])]
+        else:
+            raise TypeError(f"{name} should be a single number or a list/tuple with length 2.")
+        if not bound[0] <= value[0] <= value[1] <= bound[1]:
+            raise ValueError(f"{name} values should be between {bound}, but got {value}.")
+        if value[0] == value[1] == center:
+            return None
+        return tuple(value)
+
+    @staticmethod
+    def get_params(brightness, contrast, saturation, hue):
+        fn_idx = _rng().permutation(4)
+        b = None if brightness is None else _uniform(brightness[0], brightness[1])
+        c = None if contrast is None else _uniform(contrast[0], contrast[1])
+        s = None if saturation is None else _uniform(saturation[0], saturation[1])
+        h = None if hue is None else _uniform(hue[0], hue[1])
+        return fn_idx, b, c, s, h
+
+    def forward(self, img):
+        fn_idx, b, c, s, h = self.get_params(self.brightness, self.contrast, self.saturation, self.hue)
+        for fn_id in fn_idx:
+            if fn_id == 0 and b is not None:
+                img = F.adjust_brightness(img, b)
+            elif fn_id == 1 and c is not None:
+                img = F.adjust_contrast(img, c)
+            elif fn_id == 2 and s is not None:
+                img = F.adjust_saturation(img, s)
+            elif fn_id == 3 and h is not None:
+                img = F.adjust_hue(img, h)
+        return img
+
+    def __repr__(self):
+        return (f"{self.__class__.__name__}(brightness={self.brightness}, contrast={self.contrast}, "
+                f"saturation={self.saturation}, hue={self.hue})")
+
+
+class Grayscale(_Module):
+    def __init__(self, num_output_channels=1):
+        self.num_output_channels = num_output_channels
+
+    def forward(self, img):
+        return F.rgb_to_grayscale(img, num_output_channels=self.num_output_channels)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(num_output_channels={self.num_output_channels})"
+
+
+class RandomGrayscale(_Module):
+    def __init__(self, p=0.1):
+        self.p = p
+
+    def forward(self, img):
+        num_output_channels, _, _ = F.get_dimensions(img)
+        if _rand() < self.p:
+            return F.rgb_to_grayscale(img, num_output_channels=num_output_channels)
+        return img
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(p={self.p})"
+
+
+class Pad(_Module):
+    def __init__(self, padding, fill=0, padding_mode="constant"):
+        if not isinstance(padding, (numbers.Number, tuple, list)):
+            raise TypeError("Got inappropriate padding arg")
+        if not isinstance(fill, (numbers.Number, tuple, list)):
+            raise TypeError("Got inappropriate fill arg")
+        if padding_mode not in ["constant", "edge", "reflect", "symmetric"]:
+            raise ValueError("Padding mode should be either constant, edge, reflect or symmetric")
+        if isinstance(padding, Sequence) and len(padding) not in [1, 2, 4]:
+            raise ValueError(f"Padding must be an int or a 1, 2, or 4 element tuple, not a {len(padding)} element tuple")
+        self.padding = padding
+        self.fill = fill
+        self.padding_mode = padding_mode
+
+    def forward(self, img):
+        return F.pad(img, self.padding, self.fill, self.padding_mode)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(padding={self.padding}, fill={self.fill}, padding_mode={self.padding_mode})"
+
+
+class Lambda:
+    def __init__(self, lambd):
+        if not callable(lambd):
+            raise TypeError(f"Argument lambd should be callable, got {repr(type(lambd).__name__)}")
+        self.lambd = lambd
+
+    def __call__(self, img):
+        return self.lambd(img)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}()"
+
+
+class RandomTransforms:
+    def __init__(self, transforms):
+        if not isinstance(transforms, Sequence):
+            raise TypeError("Argument transforms should be a sequence")
+        self.transforms = transforms
+
+    def __repr__(self):
+        format_string = self.__class__.__name__ + "("
+        for t in self.transforms:
+            format_string += "\n"
+            format_string += f"    {t}"
+        format_string += "\n)"
+        return format_string
+
+
+class RandomApply(_Module):
+    def __init__(self, transforms, p=0.5):
+        self.transforms = transforms
+        self.p = p
+
+    def forward(self, img):
+        if self.p < _rand():
+            return img
+        for t in self.transforms:
+            img = t(img)
+        return img
+
+    def __repr__(self):
+        format_string = self.__class__.__name__ + "("
+        format_string += f"\n    p={self.p}"
+        for t in self.transforms:
+            format_string += "\n"
+            format_string += f"    {t}"
+        format_string += "\n)"
+        return format_string
+
+
+class RandomOrder(RandomTransforms):
+    def __call__(self, img):
+        for i in _rng().permutation(len(self.transforms)):
+            img = self.transforms[int(i)](img)
+        return img
+
+
+class RandomChoice(RandomTransforms):
+    def __init__(self, transforms, p=None):
+        super().__init__(transforms)
+        if p is not None and not isinstance(p, Sequence):
+            raise TypeError("Argument p should be a sequence")
+        self.p = p
+
+    def __call__(self, *args):
+        if self.p is None:
+            idx = _randint(0, len(self.transforms))
+        else:
+            w = np.asarray(self.p, dtype=np.float64)
+            idx = int(_rng().choice(len(self.transforms), p=w / w.sum()))
+        return self.transforms[idx](*args)
+
+    def __repr__(self):
+        return f"{super().__repr__()}(p={self.p})"
+
+
+class FiveCrop(_Module):
+    def __init__(self, size):
+        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for size.")
+
+    def forward(self, img):
+        return F.five_crop(img, self.size)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(size={self.size})"
+
+
+class TenCrop(_Module):
+    def __init__(self, size, vertical_flip=False):
+        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for size.")
+        self.vertical_flip = vertical_flip
+
+    def forward(self, img):
+        return F.ten_crop(img, self.size, self.vertical_flip)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(size={self.size}, vertical_flip={self.vertical_flip})"

@@ -1,0 +1,42 @@
+"""``msnb exec [--mode M] [--amp L] [--device D] [--verbose] SCRIPT [ARGS...]``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from msnb.settings import CHOICES
+
+__all__ = ["HELP", "add_arguments", "run"]
+
+HELP = "run a Python script as `python SCRIPT ARGS...` would, with torch on MindSpore"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Same flags as ``%%torch_on_ascend``, placed before the script name."""
+    parser.add_argument("--mode", choices=CHOICES["mode"], help="MindSpore execution mode")
+    parser.add_argument("--amp", choices=CHOICES["amp"], help="automatic mixed precision level")
+    parser.add_argument("--device", choices=CHOICES["device"], help="auto, cpu or ascend")
+    parser.add_argument("--verbose", action="store_true", default=None, help="show MindSpore logs")
+    parser.add_argument("script", help="the Python file to run")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the script; its SystemExit (exit code) propagates unchanged."""
+    from msnb.runtime import Runtime
+    from msnb.runtime.context import DeviceError
+    from msnb.runtime.script import run_script
+
+    if not os.path.isfile(args.script):
+        print(f"msnb exec: can't open file {args.script!r}: no such file", file=sys.stderr)
+        return 2
+    runtime = Runtime(say=lambda line: print(line, file=sys.stderr))
+    options = runtime.options(mode=args.mode, amp=args.amp, device=args.device, verbose=args.verbose)
+    try:
+        run_script(runtime, args.script, args.args, options)
+    except DeviceError as exc:
+        print(f"msnb exec: {exc}", file=sys.stderr)
+        return 2
+    return 0

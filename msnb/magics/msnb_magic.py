@@ -1,0 +1,61 @@
+"""``%msnb SUBCOMMAND``: one line magic, subcommands from a dispatch table.
+
+Other parts of msnb add subcommands (``explain``, ``panel``, ``fix``) with
+:func:`subcommand`; ``%msnb`` alone lists them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_magic, magics_class
+
+__all__ = ["MsnbMagics", "SUBCOMMANDS", "subcommand"]
+
+#: name -> handler(magics, rest of the line); see :func:`subcommand`.
+SUBCOMMANDS: dict[str, Callable[["MsnbMagics", str], Any]] = {}
+
+
+def subcommand(name: str) -> Callable:
+    """Register ``handler(magics, args)`` as ``%msnb NAME ARGS``."""
+
+    def register(handler: Callable[["MsnbMagics", str], Any]) -> Callable:
+        SUBCOMMANDS[name] = handler
+        return handler
+
+    return register
+
+
+@subcommand("status")
+def _status(magics: "MsnbMagics", args: str) -> None:
+    """Print mode, AMP, device and MindSpore version."""
+    if args.strip():
+        raise UsageError("%msnb status takes no arguments")
+    for key, value in magics.runtime.status().items():
+        print(f"{key + ':':11}{value}")
+
+
+@magics_class
+class MsnbMagics(Magics):
+    """``%msnb``; shares the runtime of the ``torch_on_ascend`` magics."""
+
+    def __init__(self, shell: Any, torch_magics: Any) -> None:
+        super().__init__(shell)
+        self._torch_magics = torch_magics
+
+    @property
+    def runtime(self):
+        return self._torch_magics.runtime
+
+    @line_magic
+    def msnb(self, line: str) -> Any:
+        """msnb commands: %msnb status (others are listed by %msnb)."""
+        name, _, rest = line.strip().partition(" ")
+        names = ", ".join(sorted(SUBCOMMANDS))
+        if not name:
+            print(f"usage: %msnb SUBCOMMAND  (one of: {names})")
+            return None
+        if name not in SUBCOMMANDS:
+            raise UsageError(f"unknown %msnb subcommand {name!r}; one of: {names}")
+        return SUBCOMMANDS[name](self, rest)

@@ -1,0 +1,120 @@
+"""Import resolution for code that msnb runs: ``torch`` means msnb's adapter.
+
+The finder sits on ``sys.meta_path`` only while a ``%%torch_on_ascend`` cell or
+an ``msnb exec`` script runs, so every other cell imports the real PyTorch (or
+fails with the usual ModuleNotFoundError).  ``sys.modules`` entries for the
+aliased families are saved before and put back after, so neither side sees
+the other's modules.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import inspect
+import sys
+import types
+
+from msnb.adapter import ALIASES, adapter_module_for
+
+__all__ = ["AdapterFinder", "ImportScope", "FAMILIES", "is_adapter_object"]
+
+
+def _families() -> tuple[str, ...]:
+    """Top-level names whose sys.modules entries a scope saves and restores."""
+    return tuple(sorted({alias.split(".")[0] for alias in ALIASES}))
+
+
+#: Top-level names touched by the scope (read from the alias table at import).
+FAMILIES = _families()
+
+#: Parents of dotted aliases (``msadapter`` for ``msadapter.pytorch``) that
+#: have no adapter module of their own; the finder makes an empty package.
+_MARK = "__msnb_alias_package__"
+
+
+def _in_family(name: str, families: tuple[str, ...]) -> bool:
+    root = name.partition(".")[0]
+    return root in families
+
+
+def is_adapter_object(value: object) -> bool:
+    """True for adapter modules, classes and functions (what a cell pins).
+
+    Instances such as tensors are not pinned: they are data, not names of
+    the API, and their class already carries the adapter.
+    """
+    if isinstance(value, types.ModuleType):
+        name = getattr(value, "__name__", "") or ""
+        return name.startswith("msnb.adapter.") or getattr(value, _MARK, False)
+    if isinstance(value, type) or inspect.isroutine(value):
+        module = getattr(value, "__module__", "") or ""
+        return module.startswith("msnb.adapter.")
+    return False
+
+
+class AdapterFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Meta-path finder that answers aliased names with adapter modules."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        __tracebackhide__ = True  # the user's import line is the frame that matters
+        target_name = adapter_module_for(fullname)
+        if target_name is None:
+            if any(alias.startswith(fullname + ".") for alias in ALIASES):
+                return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+            return None
+        try:
+            importlib.import_module(target_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and target_name.startswith(exc.name):
+                raise ModuleNotFoundError(
+                    f"No module named {fullname!r} (msnb's adapter has no {target_name!r})",
+                    name=fullname,
+                ) from None
+            raise
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec):
+        target_name = adapter_module_for(spec.name)
+        if target_name is None:
+            package = types.ModuleType(spec.name, "msnb alias package for the adapter")
+            package.__path__ = []
+            setattr(package, _MARK, True)
+            return package
+        return sys.modules[target_name]
+
+    def exec_module(self, module):
+        """Nothing to run: the adapter module is already imported."""
+
+
+class ImportScope:
+    """Context manager: aliased imports resolve to the adapter inside it.
+
+    On exit (also after an exception or KeyboardInterrupt) the aliased
+    ``sys.modules`` entries are exactly what they were on entry.
+    """
+
+    def __init__(self) -> None:
+        self.finder = AdapterFinder()
+        self._saved: dict[str, types.ModuleType] | None = None
+
+    def __enter__(self) -> "ImportScope":
+        families = _families()
+        self._saved = {
+            name: sys.modules.pop(name)
+            for name in list(sys.modules)
+            if _in_family(name, families)
+        }
+        sys.meta_path.insert(0, self.finder)
+        importlib.invalidate_caches()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        families = _families()
+        if self.finder in sys.meta_path:
+            sys.meta_path.remove(self.finder)
+        for name in [n for n in sys.modules if _in_family(n, families)]:
+            del sys.modules[name]
+        sys.modules.update(self._saved or {})
+        self._saved = None

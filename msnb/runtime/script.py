@@ -1,0 +1,33 @@
+"""Run a Python file the way ``python SCRIPT ARGS...`` would, on the adapter.
+
+``sys.argv``, ``sys.path[0]`` (the script's folder, so sibling modules
+import) and ``__name__ == "__main__"`` are set as the interpreter sets them;
+``SystemExit`` passes through, so exit codes are the script's own.
+"""
+
+from __future__ import annotations
+
+import os
+import runpy
+import sys
+from typing import Any, Sequence
+
+__all__ = ["run_script"]
+
+
+def run_script(runtime: Any, path: str, args: Sequence[str], options: dict[str, Any]) -> None:
+    """Run ``path`` with ``args`` inside ``runtime.scope(options)``; restore argv/path."""
+    saved_argv, saved_path0 = sys.argv, sys.path[0] if sys.path else None
+    sys.argv = [path, *args]
+    folder = os.path.dirname(os.path.abspath(path))
+    if sys.path:
+        sys.path[0] = folder
+    else:
+        sys.path.append(folder)
+    try:
+        with runtime.scope(options):
+            runpy.run_path(path, run_name="__main__")
+    finally:
+        sys.argv = saved_argv
+        if saved_path0 is not None:
+            sys.path[0] = saved_path0

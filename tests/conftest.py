@@ -1,0 +1,58 @@
+"""Shared fixtures: one real IPython shell with msnb loaded, for the session.
+
+Tests run real cells with ``ip.run_cell`` and assert on ``ip.user_ns``, the
+way IPython's autoreload tests do.  MindSpore is told to log errors only.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("GLOG_v", "3")
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def ip():
+    """A real InteractiveShell with ``%load_ext msnb`` done once."""
+    from IPython.testing.globalipapp import start_ipython
+
+    shell = start_ipython()
+    shell.run_line_magic("load_ext", "msnb")
+    yield shell
+    shell.run_line_magic("unload_ext", "msnb")
+
+
+@pytest.fixture
+def run(ip):
+    """Run one cell; fail the test if it should succeed and did not."""
+    from msnb.settings import settings
+
+    def run_cell(source: str, ok: bool = True):
+        result = ip.run_cell(source, store_history=True)
+        if ok and not result.success:
+            raise AssertionError(f"cell failed: {result.error_in_exec or result.error_before_exec!r}")
+        return result
+
+    yield run_cell
+    settings.reset()
+
+
+@pytest.fixture
+def python():
+    """Run the venv's Python in a child process; returns CompletedProcess."""
+
+    def run_child(*args: str, cwd: str | os.PathLike | None = None, timeout: float = 120):
+        path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+        env = dict(os.environ, GLOG_v="3", PYTHONPATH=path)
+        return subprocess.run(
+            [sys.executable, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout
+        )
+
+    return run_child
