@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["load_ipython_extension", "unload_ipython_extension"]
+__all__ = ["load_ipython_extension", "unload_ipython_extension", "panel"]
 __version__ = "0.1.0"
 
 
@@ -25,3 +25,13 @@ def unload_ipython_extension(ipython: Any) -> None:
     from msnb.magics import unregister
 
     unregister(ipython)
+
+
+def panel(**kwargs: Any) -> Any:
+    """A new control panel (ipywidgets) bound to the session settings; display it.
+
+    Same as ``%msnb panel``; see :mod:`msnb.widgets.panel`.
+    """
+    from msnb.widgets import make_panel
+
+    return make_panel(**kwargs)

@@ -65,7 +65,7 @@ TABLE = {
     "triu": (ops.triu, None), "masked_fill": (ops.masked_fill, None), "pad": (ops.pad, None),
     "identity": (ops.deepcopy, None),
     # linear algebra
-    "matmul": (ops.matmul, mint.matmul), "bmm": (ops.bmm, mint.bmm),
+    "matmul": (ops.matmul, mint.matmul), "bmm": (ops.bmm, mint.bmm), "dense": (ops.dense, mint.nn.functional.linear),
     # creation / random
     "zeros": (ops.zeros, mint.zeros), "ones": (ops.ones, mint.ones), "fill": (ops.fill, None),
     "zeros_like": (ops.zeros_like, None), "ones_like": (ops.ones_like, None),
@@ -76,6 +76,10 @@ TABLE = {
     "max_pool2d": (ops.max_pool2d, None), "avg_pool2d": (ops.avg_pool2d, None),
     "gelu": (ops.gelu, None), "silu": (ops.silu, None), "leaky_relu": (ops.leaky_relu, None),
     "elu": (ops.elu, None), "softplus": (ops.softplus, None),
+    "dense": (ops.dense, mint.nn.functional.linear),
+    # primitive class (built once per configuration by nn.functional): no functional CPU form
+    "conv2d_transpose_prim": (ops.Conv2DTranspose, None),
+    "split": (ops.split, mint.split), "unstack": (ops.unstack, None),
 }
 
 

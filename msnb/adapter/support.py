@@ -77,6 +77,8 @@ NAMESPACES = {
 
 #: What differs from PyTorch where an API is implemented but not in full.
 PARTIAL = {
+    "torch.amp.autocast": "one state for every device_type; PyTorch's CUDA op lists for every device_type; "
+                          "bfloat16 refused on CPU (no MindSpore kernels); cache_enabled has no effect",
     "torch.from_numpy": "copies the array: later writes to the array are not seen by the tensor",
     "torch.Tensor.expand": "returns a copy, not a view: in-place writes to it do not reach the base",
     "torch.expand_copy": "",
@@ -90,10 +92,15 @@ PARTIAL = {
     "torch.Tensor.view": "view(dtype) is not supported",
     "torch.diag": "diagonal=0 only",
     "torch.scatter": "reduce='multiply' is not supported",
-    "torch.nn.functional.max_pool2d": "return_indices=True is not supported",
-    "torch.nn.functional.embedding": "max_norm is not supported",
-    "torch.nn.Conv2d": "padding_mode other than 'zeros' is not supported",
-    "torch.nn.Conv1d": "padding_mode other than 'zeros' is not supported",
+    "torch.nn.functional.embedding": "max_norm and scale_grad_by_freq are not supported",
+    "torch.nn.Embedding": "max_norm and scale_grad_by_freq are not supported",
+    "torch.nn.functional.interpolate": "antialias=True and mode='area' on 5-D input are not supported",
+    "torch.nn.functional.multi_head_attention_forward": "static_k / static_v are not supported",
+    "torch.nn.RNN": "PackedSequence input is not supported",
+    "torch.nn.LSTM": "PackedSequence input is not supported",
+    "torch.nn.GRU": "PackedSequence input is not supported",
+    "torch.nn.TransformerEncoder": "PyTorch's nested-tensor fast path is not emulated: in eval mode without grad, "
+                                   "PyTorch returns 0 at src_key_padding_mask positions, msnb the computed values",
     "torch.autograd.Function": "backward of a custom Function is not itself differentiable (no double backward)",
     "torch.compile": "returns the model unchanged; use %%torch_on_ascend --mode graph",
     "torch.set_printoptions": "accepted and ignored",

@@ -36,6 +36,24 @@ def _status(magics: "MsnbMagics", args: str) -> None:
         print(f"{key + ':':11}{value}")
 
 
+@subcommand("panel")
+def _panel(magics: "MsnbMagics", args: str) -> None:
+    """Display the control panel (text status when ipywidgets is missing)."""
+    if args.strip():
+        raise UsageError("%msnb panel takes no arguments")
+    from msnb.widgets import make_panel
+
+    try:
+        widget = make_panel()
+    except ImportError as exc:
+        print(f"{exc}; showing the status as text instead")
+        return _status(magics, "")
+    from IPython.display import display
+
+    display(widget)
+    return None
+
+
 @magics_class
 class MsnbMagics(Magics):
     """``%msnb``; shares the runtime of the ``torch_on_ascend`` magics."""
@@ -50,7 +68,7 @@ class MsnbMagics(Magics):
 
     @line_magic
     def msnb(self, line: str) -> Any:
-        """msnb commands: %msnb status (others are listed by %msnb)."""
+        """msnb commands: %msnb status, %msnb panel (others are listed by %msnb)."""
         name, _, rest = line.strip().partition(" ")
         names = ", ".join(sorted(SUBCOMMANDS))
         if not name:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Iterator
 
+from msnb.runtime import report
 from msnb.runtime.analysis import check
 from msnb.runtime.cell import run_source
 from msnb.runtime.context import CellContext, DeviceState, mindspore_version
@@ -71,10 +72,17 @@ class Runtime:
         if options["analyze"]:
             check("\n" + body if cell is None else cell, options["mode"], self._show)
         cell_globals = CellGlobals(shell.user_ns)
+        run = report.record_start(options)
+        error = None
         try:
-            with self.scope(options):
+            with self.scope(options) as context:
+                run.target = context.target
                 return run_source(shell, body, cell_globals)
+        except BaseException as exc:
+            error = exc
+            raise
         finally:
+            report.record_finish(run, error)
             cell_globals.flush()
             cell_globals.pin(
                 (name, value)

@@ -37,8 +37,7 @@ class device:  # noqa: N801 - torch's spelling
         return self.type + (f":{self.index}" if self.index is not None else "")
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
+        # as in PyTorch, a device never equals a string
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self):

@@ -13,7 +13,7 @@ import builtins
 
 import numpy as np
 
-from .._ms import ms
+from .._ms import TensorPy as _TensorPy, ms
 
 __all__ = [
     "dtype", "float16", "half", "bfloat16", "float32", "float", "float64", "double",
@@ -110,6 +110,16 @@ def to_torch_dtype(d) -> dtype:
         raise TypeError(f"msnb: cannot interpret {d!r} as a torch.dtype") from None
 
 
+_SCALAR_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
+                 "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
+                 "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _name_of(d) -> str:
+    """PyTorch's C++ scalar-type name (``Float``, ``Long`` ...) used in its error messages."""
+    return _SCALAR_NAMES[to_torch_dtype(d)._name]
+
+
 def get_default_dtype() -> dtype:
     """msnb implementation of ``torch.get_default_dtype``."""
     return _default
@@ -192,13 +202,11 @@ def result_type(*operands) -> dtype:
     Dimensioned tensors win over zero-dim tensors, which win over Python
     scalars, unless a lower group carries a higher category (int tensor +
     float scalar gives the default float dtype), as in PyTorch."""
-    from ._tensor import Tensor  # local: _tensor imports this module
-
     dim_t = zero_t = None
     scal_cat = -1
     for x in operands:
-        if isinstance(x, Tensor):
-            d = x.dtype
+        if isinstance(x, _TensorPy):  # adapter tensors and plain MindSpore ones alike
+            d = _FROM_MS[x.dtype]
             if x.ndim:
                 dim_t = d if dim_t is None else promote_types(dim_t, d)
             else:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
 from .._ms import TensorPy, ms
 from . import _core
 from ._ops import pointwise as P
@@ -87,13 +85,23 @@ def set_num_threads(n):
     pass
 
 
+_matmul_precision = "highest"
+
+
 def set_float32_matmul_precision(precision):
+    """msnb implementation of ``torch.set_float32_matmul_precision``: the
+    setting is remembered (MindSpore picks its own matmul precision); an
+    unknown value warns and is ignored, as in PyTorch."""
+    global _matmul_precision
     if precision not in ("highest", "high", "medium"):
-        raise RuntimeError(f"Invalid precision {precision}")
+        import warnings
+        warnings.warn(f"Invalid precision {precision}", UserWarning, stacklevel=2)
+        return
+    _matmul_precision = precision
 
 
 def get_float32_matmul_precision():
-    return "highest"
+    return _matmul_precision
 
 
 def clamp_min(input, min):  # noqa: A002

@@ -338,9 +338,6 @@ class Tensor(ms.Tensor):
         memo[id(self)] = out
         return out
 
-    def __copy__(self):
-        return self
-
     # --- dtype / device moves ------------------------------------------------
     def to(self, *args, **kwargs):
         """msnb implementation of ``Tensor.to``: dtype changes apply; every

@@ -1,14 +1,14 @@
-"""msnb implementation of ``torchvision`` on MindSpore: ``transforms``, ``datasets`` and ``utils``.
+"""msnb implementation of ``torchvision`` on MindSpore: ``transforms``, ``datasets``, ``models`` and ``utils``.
 
-``torchvision.models`` is not provided yet; accessing it raises a clear
-``AttributeError``.
+``torchvision.models`` provides a set of classification networks without
+pretrained-weight downloads (see ``msnb.adapter.torchvision.models``).
 """
 
-from . import datasets, transforms, utils
+from . import datasets, models, transforms, utils
 
 __version__ = "0.19.0+msnb"
 
-__all__ = ["datasets", "transforms", "utils", "get_image_backend", "set_image_backend", "get_video_backend",
+__all__ = ["datasets", "models", "transforms", "utils", "get_image_backend", "set_image_backend", "get_video_backend",
            "set_video_backend"]
 
 _image_backend = "PIL"
@@ -34,8 +34,4 @@ def get_video_backend():
 
 
 def __getattr__(name):
-    if name == "models":
-        raise AttributeError(
-            "torchvision.models is not supported by msnb yet: build the network with torch.nn "
-            "(or run this cell without %%torch_on_ascend)")
     raise AttributeError(f"module 'torchvision' has no attribute {name!r}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import math
 
 import numpy as np
@@ -37,18 +36,25 @@ def _np_default(data, dtype):
     if isinstance(data, Tensor):
         arr = data.numpy()
     elif isinstance(data, (list, tuple)) and any(isinstance(e, Tensor) for e in _flat(data)):
-        arr = np.array([_np_default(e, None) for e in data])
+        parts = [_np_default(e, None) for e in data]
+        dt = parts[0][1]
+        for _, d in parts[1:]:
+            dt = D.promote_types(dt, d)
+        arr = np.array([a for a, _ in parts]).astype(dt.numpy, copy=False)
+        if dtype is None:
+            return arr, dt
     else:
         arr = np.asarray(data)
     if dtype is not None:
         d = D.to_torch_dtype(dtype)
         return arr.astype(np.float32 if d is D.bfloat16 else d.numpy, copy=False), d
+    is_np = isinstance(data, (np.ndarray, np.generic))  # numpy data keeps its dtype
     if arr.dtype.kind == "f":
-        d = D.get_default_dtype() if not isinstance(data, np.ndarray) else D.to_torch_dtype(arr.dtype)
+        d = D.get_default_dtype() if not is_np else D.to_torch_dtype(arr.dtype)
         return arr.astype(d.numpy, copy=False), d
-    if arr.dtype.kind in "iu" and not isinstance(data, np.ndarray):
+    if arr.dtype.kind in "iu" and not is_np:
         return arr.astype(np.int64), D.int64
-    if arr.dtype.kind == "c" and not isinstance(data, np.ndarray):
+    if arr.dtype.kind == "c" and not is_np:
         return arr.astype(np.complex64), D.complex64
     if arr.dtype == np.object_:
         raise TypeError(f"can't convert object of type {type(data).__name__} to a tensor")

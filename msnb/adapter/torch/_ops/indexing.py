@@ -75,7 +75,7 @@ def _basic_get(x, idx):
         res = K.identity(x)
     res = wrap(res)
     if needs_grad(x):
-        shp, dt = tuple(x.shape), x.dtype
+        shp = tuple(x.shape)
         record("SliceBackward0", res, (x,), lambda g: (_basic_put(_zeros(shp, g.dtype), idx, g),))
     return res
 
@@ -210,6 +210,7 @@ def index_select(input, dim, index, *, out=None):
     """msnb implementation of ``torch.index_select``."""
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
+    _check_index(index, "index_select(): Expected dtype int32 or int64 for index")
     idx = cast(index, D.int64).reshape(-1)
     res = wrap(K.index_select(input, idx, d))
     if needs_grad(input):
@@ -233,10 +234,16 @@ def index_add(input, dim, index, source, *, alpha=1):
     return scatter_add(input, d, full_idx, src)
 
 
+def _check_index(index, message):
+    if index.dtype not in (D.int64, D.int32):
+        raise RuntimeError(message)
+
+
 def gather(input, dim, index, *, sparse_grad=False):
     """msnb implementation of ``torch.gather``."""
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
+    _check_index(index, "gather(): Expected dtype int32/int64 for index")
     idx = cast(index, D.int64)
     if input.ndim == 0:
         return input.reshape(()) * 1
@@ -254,6 +261,8 @@ def take_along_dim(input, indices, dim=None):
 
 
 def take(input, index):
+    if index.dtype is not D.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {D._name_of(index.dtype)}")
     return gather(input.reshape(-1), 0, index.reshape(-1)).reshape(tuple(index.shape))
 
 

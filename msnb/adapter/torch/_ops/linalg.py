@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
-from .._core import K, binary_operands, cast, needs_grad, record, wrap, write_out
+from .._core import K, needs_grad, record, wrap, write_out
 from . import pointwise as P
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "addmm", "baddbmm", "einsum",
            "inner", "tensordot", "cross", "kron", "trace"]
+
+
+#: C++ type names PyTorch's matmul errors use
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def _mt(x):
@@ -17,8 +22,12 @@ def _mt(x):
 
 
 def matmul(input, other, *, out=None):
-    """msnb implementation of ``torch.matmul`` (1-D, 2-D and batched, with broadcasting)."""
-    a, b, rt = binary_operands(input, other)
+    """msnb implementation of ``torch.matmul`` (1-D, 2-D and batched, with
+    broadcasting).  Operands must share a dtype: PyTorch does not promote here."""
+    a, b = input, other
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CPP_NAMES.get(a.dtype._name)} != "
+                           f"{_CPP_NAMES.get(b.dtype._name)}")
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{a.ndim}D and {b.ndim}D")
@@ -49,7 +58,7 @@ def mm(input, mat2, *, out=None):
 
 def bmm(input, mat2, *, out=None):
     if input.ndim != 3 or mat2.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor")
     return matmul(input, mat2, out=out)
 
 
@@ -63,7 +72,16 @@ def dot(input, other):
     return (input * other).sum()
 
 
-vdot = inner = dot
+vdot = dot
+
+
+def inner(input, other):
+    """msnb implementation of ``torch.inner``: contracts the last dimensions."""
+    if input.ndim == 0 or other.ndim == 0:
+        return P.mul(input, other)
+    if input.ndim == 1 and other.ndim == 1:
+        return dot(input, other)
+    return tensordot(input, other, dims=([input.ndim - 1], [other.ndim - 1]))
 
 
 def outer(input, vec2):

@@ -39,15 +39,42 @@ def _shape(x):
 
 def _binary(kernel, a, b, out):
     a, b, rt = binary_operands(a, b)
-    res = wrap(kernel(a, b))
+    res = wrap(_call2(kernel, a, b))
     return a, b, rt, res
+
+
+_ms_shape = TensorPy.shape.__get__
+
+
+def _call2(kernel, a, b):
+    """Run a broadcasting binary kernel.  Shapes are checked first: MindSpore
+    runs kernels asynchronously and would report a mismatch only when the
+    result is first read, as a ``ValueError``."""
+    if isinstance(a, TensorPy) and isinstance(b, TensorPy):
+        sa, sb = _ms_shape(a), _ms_shape(b)
+        if sa != sb:
+            check_broadcast(tuple(sa), tuple(sb))
+    return kernel(a, b)
+
+
+def check_broadcast(sa, sb):
+    """Raise PyTorch's RuntimeError when shapes ``sa`` and ``sb`` do not broadcast."""
+    n = len(sa) if len(sa) > len(sb) else len(sb)
+    pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+    for i in range(n - 1, -1, -1):
+        if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) "
+                               f"at non-singleton dimension {i}")
 
 
 def add(input, other, *, alpha=1, out=None):
     """msnb implementation of ``torch.add``."""
     if alpha != 1:
         other = mul(other, alpha)
-    a, b, rt, res = _binary(K.add, input, other, out)
+    a, b, rt = binary_operands(input, other)
+    if rt is D.bool:
+        return write_out(out, logical_or(a, b))
+    res = wrap(_call2(K.add, a, b))
     if needs_grad(a, b):
         sa, sb = _shape(a), _shape(b)
         record("AddBackward0", res, (a, b), lambda g: (sum_to(g, sa), sum_to(g, sb)))
@@ -67,7 +94,10 @@ def sub(input, other, *, alpha=1, out=None):
 
 def mul(input, other, *, out=None):
     """msnb implementation of ``torch.mul``."""
-    a, b, rt, res = _binary(K.mul, input, other, out)
+    a, b, rt = binary_operands(input, other)
+    if rt is D.bool:
+        return write_out(out, logical_and(a, b))
+    res = wrap(_call2(K.mul, a, b))
     if needs_grad(a, b):
         sa, sb = _shape(a), _shape(b)
         record("MulBackward0", res, (a, b),
@@ -94,7 +124,7 @@ def div(input, other, *, rounding_mode=None, out=None):
         rt = D.get_default_dtype()
         a = cast(a, rt) if isinstance(a, TensorPy) else float(a)
         b = cast(b, rt) if isinstance(b, TensorPy) else float(b)
-    res = wrap(K.div(a, b))
+    res = wrap(_call2(K.div, a, b))
     if needs_grad(a, b):
         sa, sb = _shape(a), _shape(b)
         record("DivBackward0", res, (a, b),
@@ -121,7 +151,7 @@ def floor_divide(input, other, *, out=None):
 def remainder(input, other, *, out=None):
     """msnb implementation of ``torch.remainder`` (sign of the divisor)."""
     a, b, rt = binary_operands(input, other)
-    res = sub(a, mul(floor_divide(a, b), b)) if rt.is_floating_point else wrap(K.remainder(a, b))
+    res = sub(a, mul(floor_divide(a, b), b))
     return write_out(out, res)
 
 
@@ -129,7 +159,8 @@ def fmod(input, other, *, out=None):
     a, b, rt = binary_operands(input, other)
     if rt.is_floating_point:
         return write_out(out, sub(a, mul(trunc(div(a, b)), b)))
-    return write_out(out, wrap(K.fmod(a, b)))
+    # integers: the result takes the dividend's sign, |a| mod |b| in size
+    return write_out(out, mul(remainder(abs(a), abs(b)), sign(a)))
 
 
 def pow(input, exponent, *, out=None):
@@ -166,12 +197,15 @@ def float_power(input, exponent):
     return pow(a, b)
 
 
-def _unary(name, kname, grad_fn=None, float_only=True, save_out=False):
+def _unary(name, kname, grad_fn=None, float_only=True, save_out=False, int_identity=False):
     def op(input, *, out=None):
         kernel = getattr(K, kname)
         x = input
-        if float_only and not x.dtype.is_floating_point and not x.dtype.is_complex:
-            x = cast(x, D.get_default_dtype())
+        if not x.dtype.is_floating_point and not x.dtype.is_complex:
+            if float_only:
+                x = cast(x, D.get_default_dtype())
+            elif int_identity:
+                return write_out(out, wrap(K.identity(x)))
         res = wrap(kernel(x))
         if grad_fn is not None and needs_grad(x):
             record(name, res, (x,), lambda g: (grad_fn(g, x, res),), saved=(x,))
@@ -203,14 +237,16 @@ reciprocal = _unary("ReciprocalBackward0", "reciprocal", lambda g, x, y: neg(mul
 relu = _unary("ReluBackward0", "relu", lambda g, x, y: mul(g, cast(gt(y, 0), g.dtype)), float_only=False)
 abs = _unary("AbsBackward0", "abs", lambda g, x, y: mul(g, sign(x)), float_only=False)
 absolute = abs
-floor = _unary("FloorBackward0", "floor", lambda g, x, y: mul(g, 0), float_only=False)
-ceil = _unary("CeilBackward0", "ceil", lambda g, x, y: mul(g, 0), float_only=False)
-trunc = _unary("TruncBackward0", "trunc", lambda g, x, y: mul(g, 0), float_only=False)
+floor = _unary("FloorBackward0", "floor", lambda g, x, y: mul(g, 0), float_only=False, int_identity=True)
+ceil = _unary("CeilBackward0", "ceil", lambda g, x, y: mul(g, 0), float_only=False, int_identity=True)
+trunc = _unary("TruncBackward0", "trunc", lambda g, x, y: mul(g, 0), float_only=False, int_identity=True)
 sign = _unary("SignBackward0", "sign", lambda g, x, y: mul(g, 0), float_only=False)
 
 
 def round(input, *, decimals=0, out=None):  # noqa: A001
     """msnb implementation of ``torch.round`` (half to even, like PyTorch)."""
+    if not input.dtype.is_floating_point:
+        return write_out(out, wrap(K.identity(input)))
     if decimals:
         scale = 10.0 ** decimals
         return write_out(out, div(round(mul(input, scale)), scale))
@@ -274,23 +310,27 @@ def _select_grad(name, kname, pick_a):
     def op(input, other, *, out=None):
         kernel = getattr(K, kname)
         a, b, rt = binary_operands(input, other)
-        res = wrap(kernel(a, b))
+        res = wrap(_call2(kernel, a, b))
+        if rt.is_floating_point:
+            # MindSpore's kernels return the number where PyTorch propagates NaN
+            for t in (b, a):
+                if isinstance(t, TensorPy):
+                    res = wrap(K.where(K.isnan(t), t, res)) if tuple(t.shape) == tuple(res.shape) else \
+                        wrap(K.where(K.isnan(t), K.broadcast_to(t, tuple(res.shape)), res))
         if needs_grad(a, b):
             sa, sb = _shape(a), _shape(b)
 
             def bw(g):
-                ma = cast(pick_a(a, b), g.dtype)
-                tie = cast(eq(a, b), g.dtype)
-                wa = sub(ma, mul(tie, 0.5))
-                wb = sub(sub(1, ma), mul(tie, 0.5))
+                wa = add(cast(pick_a(a, b), g.dtype), mul(cast(eq(a, b), g.dtype), 0.5))
+                wb = sub(1, wa)
                 return sum_to(mul(g, wa), sa), sum_to(mul(g, wb), sb)
             record(name, res, (a, b), bw, saved=tuple(t for t in (a, b) if isinstance(t, TensorPy)))
         return write_out(out, res)
     return op
 
 
-maximum = _select_grad("MaximumBackward0", "maximum", lambda a, b: ge(a, b))
-minimum = _select_grad("MinimumBackward0", "minimum", lambda a, b: le(a, b))
+maximum = _select_grad("MaximumBackward0", "maximum", lambda a, b: gt(a, b))
+minimum = _select_grad("MinimumBackward0", "minimum", lambda a, b: lt(a, b))
 
 
 def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
@@ -298,6 +338,14 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     x = input
+    if isinstance(min, TensorPy) or isinstance(max, TensorPy):
+        # tensor bounds: differentiable with respect to the bounds too
+        res = x
+        if min is not None:
+            res = where(lt(res, min), min, res)
+        if max is not None:
+            res = where(gt(res, max), max, res)
+        return write_out(out, res)
     res = x
     with _no_grad():
         if min is not None:
@@ -397,9 +445,12 @@ def logical_not(input, *, out=None):
 def _bitwise(kname, logical):
     def op(input, other, *, out=None):
         kernel = getattr(K, kname)
-        if input.dtype is D.bool:
+        if input.dtype is D.bool and (not isinstance(other, TensorPy) or other.dtype is D.bool):
             return logical(input, other, out=out)
         a, b, rt = binary_operands(input, other)
+        if rt.is_floating_point or rt.is_complex:
+            raise NotImplementedError(f'"{kname}_cpu" not implemented for '
+                                      f"'{repr(rt).split('.')[-1].capitalize()}'")
         return write_out(out, wrap(kernel(a, b)))
     return op
 
@@ -415,20 +466,35 @@ def bitwise_not(input):
     return sub(neg(input), 1)
 
 
+def _all_bool(input, value):
+    """Integer and bool tensors are never NaN or infinite (MindSpore has no integer kernels here)."""
+    return wrap(K.fill(D.bool, tuple(input.shape), value))
+
+
 def isnan(input):
+    if not input.dtype.is_floating_point:
+        return _all_bool(input, False)
     return wrap(K.isnan(input))
 
 
 def isinf(input):
+    if not input.dtype.is_floating_point:
+        return _all_bool(input, False)
     return wrap(K.isinf(input))
 
 
 def isfinite(input):
+    if not input.dtype.is_floating_point:
+        return _all_bool(input, True)
     return wrap(K.isfinite(input))
 
 
 def signbit(input):
-    return lt(input, 0)
+    """msnb implementation of ``torch.signbit`` (true for -0.0 as well)."""
+    neg_ = lt(input, 0)
+    if not input.dtype.is_floating_point:
+        return neg_
+    return logical_or(neg_, logical_and(eq(input, 0), lt(reciprocal(input.detach()), 0)))
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
@@ -444,10 +510,16 @@ def equal(input, other) -> bool:
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    close = le(abs(sub(input, other)), add(mul(abs(other), rtol), atol))
-    if equal_nan:
-        close = logical_or(close, logical_and(isnan(input), isnan(other)))
-    return close
+    """msnb implementation of ``torch.isclose`` (equal infinities are close, as in PyTorch)."""
+    with _no_grad():
+        close = eq(input, other)
+        if equal_nan:
+            close = logical_or(close, logical_and(isnan(input), isnan(other)))
+        if input.dtype is D.bool and (not isinstance(other, TensorPy) or other.dtype is D.bool):
+            return close
+        err = abs(sub(input, other))
+        within = logical_and(isfinite(err), le(err, add(abs(mul(other, rtol)), atol)))
+        return logical_or(close, within)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:

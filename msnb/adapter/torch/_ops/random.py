@@ -86,7 +86,7 @@ def set_rng_state(state):
 def _float_dtype(dtype):
     d = D.to_torch_dtype(dtype) if dtype is not None else D.get_default_dtype()
     if not d.is_floating_point:
-        raise RuntimeError(f"\"check_uniform_bounds\" not implemented for '{repr(d).split('.')[-1].capitalize()}'")
+        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{D._name_of(d)}'")
     return d
 
 
@@ -199,9 +199,20 @@ def bernoulli_(self, p=0.5, *, generator=None):
     return _fill_from(self, (_g(generator).random(tuple(self.shape)) < p))
 
 
+#: ``random_()`` without bounds draws from [0, 2**digits]: every integer the dtype holds exactly
+_RANDOM_TOP = {"float16": 2 ** 11, "bfloat16": 2 ** 8, "float32": 2 ** 24, "float64": 2 ** 53}
+
+
 def random_(self, from_=0, to=None, *, generator=None):
-    if to is None:
-        from_, to = 0, (2 ** 24 if self.dtype.is_floating_point else 2 ** 31)
+    """msnb implementation of ``Tensor.random_``: ``random_(to)`` draws from
+    [0, to), ``random_(from, to)`` from [from, to), ``random_()`` from
+    [0, 2**mantissa] (floats) or [0, max] (integers)."""
+    if to is None and from_ != 0:
+        from_, to = 0, from_
+    elif to is None:
+        d = self.dtype
+        to = _RANDOM_TOP[d._name] + 1 if d.is_floating_point else (
+            2 if d is D.bool else int(np.iinfo(d.numpy).max))
     return _fill_from(self, _g(generator).integers(from_, to, size=tuple(self.shape)))
 
 

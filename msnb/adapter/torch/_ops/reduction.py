@@ -36,6 +36,8 @@ def dims_of(x, dim):
 
 
 def _expand_back(g, x_shape, dims, keepdim):
+    if not x_shape:
+        return g.reshape(())
     if not keepdim and dims:
         shape = list(g.shape)
         for d in dims:
@@ -75,7 +77,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
                            f"floating point or complex dtype. Got: {repr(x.dtype).split('.')[-1].capitalize()}")
     dims = dims_of(x, dim)
     n = 1
-    for d in dims:
+    for d in dims if x.ndim else ():
         n *= x.shape[d]
     res = wrap(K.mean(x, dims, keepdim)) if x.ndim else wrap(K.identity(x))
     if needs_grad(x):
@@ -94,14 +96,50 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if needs_grad(x):
         shp = tuple(x.shape)
         record("ProdBackward0", res, (x,),
-               lambda g: (P.div(P.mul(_expand_back(g, shp, dims, keepdim), _expand_back(res, shp, dims, keepdim)), x),),
-               saved=(x,))
+               lambda g: (P.mul(_expand_back(g, shp, dims, keepdim), _prod_of_others(x, dims)),), saved=(x,))
     return res
+
+
+def _exclusive_cumprod(x, d, reverse=False):
+    """Product of the elements before (or after) each position along ``d``."""
+    from .shape import cat, flip, narrow
+    from .creation import ones_like
+    n = x.shape[d]
+    if reverse:
+        return flip(_exclusive_cumprod(flip(x, d), d), d)
+    one = ones_like(narrow(x, d, 0, 1))
+    if n == 1:
+        return one
+    return cat([one, cumprod(narrow(x, d, 0, n - 1), d)], d)
+
+
+def _prod_of_others(x, dims):
+    """For each element, the product of the other elements of its reduction
+    group: the gradient of ``prod``, right also where inputs are zero."""
+    if not x.ndim:
+        from .creation import ones_like
+        return ones_like(x)
+    rest = [i for i in range(x.ndim) if i not in dims]
+    perm = rest + list(dims)
+    xp = x.permute(*perm)
+    lead = tuple(xp.shape[:len(rest)])
+    flat = xp.reshape(lead + (-1,))
+    d = len(rest)
+    others = P.mul(_exclusive_cumprod(flat, d), _exclusive_cumprod(flat, d, reverse=True))
+    import numpy as np
+    inv = np.argsort(perm).tolist()
+    return others.reshape(tuple(xp.shape)).permute(*inv)
 
 
 def _amaxmin(kname, name, input, dim, keepdim):
     x = input
     dims = dims_of(x, dim)
+    if _b.any(x.shape[d] == 0 for d in dims) if x.ndim else False:
+        op = name[:3].lower()
+        if dim is None:
+            raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        raise IndexError(f"{op}(): Expected reduction dim {dims[0]} to have non-zero size.")
     res = wrap(getattr(K, kname)(x, dims, keepdim)) if x.ndim else wrap(K.identity(x))
     if needs_grad(x):
         shp = tuple(x.shape)
@@ -191,11 +229,13 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """msnb implementation of ``torch.var`` (``correction`` defaults to 1)."""
     if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool) and dim is None:
         dim, unbiased = unbiased, None
+    if isinstance(dim, bool):  # torch.var(x, False): the positional argument is ``unbiased``
+        dim, unbiased = None, dim
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     dims = dims_of(input, dim)
     n = 1
-    for d in dims:
+    for d in dims if input.ndim else ():
         n *= input.shape[d]
     mu = mean(input, dims, keepdim=True)
     dev = P.sub(input, mu)
@@ -244,6 +284,8 @@ def cumsum(input, dim, *, dtype=None):
     if not x.dtype.is_floating_point:
         x = cast(x, D.int64)
     d = dims_of(x, dim)[0]
+    if not x.ndim:  # a 0-d scan is the value itself
+        return P.mul(x, 1)
     res = wrap(K.cumsum(x, d))
     if needs_grad(x):
         record("CumsumBackward0", res, (x,), lambda g: (wrap(K.flip(K.cumsum(K.flip(g, (d,)), d), (d,))),))
@@ -253,18 +295,41 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     x = input if dtype is None else cast(input, dtype)
     d = dims_of(x, dim)[0]
+    if not x.ndim:
+        return P.mul(x, 1)
     res = wrap(K.cumprod(x, d))
     if needs_grad(x):
         def bw(g):
-            s = wrap(K.flip(K.cumsum(K.flip(P.mul(g, res), (d,)), d), (d,)))
-            return (P.div(s, x),)
+            if not bool(P.eq(x, 0).any()):
+                s = wrap(K.flip(K.cumsum(K.flip(P.mul(g, res), (d,)), d), (d,)))
+                return (P.div(s, x),)
+            return (_cumprod_grad_with_zeros(x, g, d),)
         record("CumprodBackward0", res, (x,), bw, saved=(x,))
     return res
+
+
+def _cumprod_grad_with_zeros(x, g, d):
+    """Gradient of ``cumprod`` along ``d`` without dividing by ``x``:
+    dx_i = prod_{k<i} x_k * sum_{j>=i} g_j * prod_{i<k<=j} x_k  (O(n^2) memory;
+    used only when ``x`` holds a zero)."""
+    from .creation import ones_like, tensor
+    xm = x.movedim(d, -1)
+    gm = g.movedim(d, -1)
+    n = xm.shape[-1]
+    import numpy as np
+    after = tensor(np.arange(n)[None, :] > np.arange(n)[:, None])  # [i, k]: k > i
+    upper = tensor(np.arange(n)[None, :] >= np.arange(n)[:, None])  # [i, j]: j >= i
+    rows = P.where(after, xm.unsqueeze(-2), ones_like(xm).unsqueeze(-2))  # (..., i, k)
+    span = cumprod(rows, -1)  # [i, j] = prod_{i<k<=j} x_k
+    inner = sum(P.mul(P.mul(span, cast(upper, x.dtype)), gm.unsqueeze(-2)), -1)
+    return P.mul(_exclusive_cumprod(xm, xm.ndim - 1), inner).movedim(-1, d)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """msnb implementation of ``torch.topk``."""
     d = dims_of(input, dim)[0]
+    if not 0 <= k <= (input.shape[d] if input.ndim else 1):
+        raise RuntimeError("selected index k out of range")
     x = input if largest else P.neg(input)
     last = input.ndim - 1
     xt = x.transpose(d, last) if d != last else x

@@ -166,7 +166,7 @@ def transpose(input, dim0, dim1):
     if nd == 0:
         return view(input, ())
     perm = list(range(nd))
-    d0, d1 = dim0 % nd, dim1 % nd
+    d0, d1 = dims_of(input, dim0)[0], dims_of(input, dim1)[0]
     perm[d0], perm[d1] = perm[d1], perm[d0]
     return permute(input, *perm)
 
@@ -254,8 +254,9 @@ def repeat(input, *sizes):
     return res
 
 
-def tile(input, dims):
-    dims = tuple(dims)
+def tile(input, *dims):
+    """msnb implementation of ``torch.tile`` / ``Tensor.tile`` (a tuple or varargs)."""
+    dims = size_args(dims)
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, dims)
@@ -280,6 +281,7 @@ def cat(tensors, dim=0, *, out=None):
     ts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or list(tensors)[:1]
     if not ts:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    _check_cat(ts, dim)
     rt = ts[0].dtype
     for t_ in ts[1:]:
         rt = D.promote_types(rt, t_.dtype)
@@ -298,11 +300,30 @@ def cat(tensors, dim=0, *, out=None):
 concat = concatenate = cat
 
 
+def _check_cat(ts, dim):
+    """PyTorch's errors for ``cat`` inputs that do not fit together (MindSpore
+    would report them late, as ``ValueError``)."""
+    first = tuple(ts[0].shape)
+    d = dims_of(ts[0], dim)[0]
+    for k, t_ in enumerate(ts[1:], 1):
+        shp = tuple(t_.shape)
+        if len(shp) != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} and {len(shp)}")
+        for i, (a, b) in enumerate(zip(first, shp)):
+            if i != d and a != b:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {a} but "
+                                   f"got size {b} for tensor number {k} in the list.")
+
+
 def stack(tensors, dim=0, *, out=None):
     """msnb implementation of ``torch.stack``."""
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
+    for k, t_ in enumerate(tensors[1:], 1):
+        if tuple(t_.shape) != tuple(tensors[0].shape):
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
+                               f"entry 0 and {list(t_.shape)} at entry {k}")
     nd = tensors[0].ndim + 1
     d = dim % nd
     return cat([unsqueeze(t_, d) for t_ in tensors], d, out=out)
@@ -427,19 +448,26 @@ def triu(input, diagonal=0):
 
 
 def diag(input, diagonal=0):
-    from .creation import eye
+    """msnb implementation of ``torch.diag``: a 1-D input becomes a (shifted)
+    diagonal matrix; a 2-D input gives its ``diagonal``-th diagonal."""
+    from .creation import tensor
+    from .indexing import gather, index_put
     if input.ndim == 1:
-        n = input.shape[0] + builtins.abs(diagonal)
-        e = eye(n, dtype=input.dtype)
-        if diagonal == 0:
-            return P.mul(e, input.unsqueeze(0))
-        raise NotImplementedError("torch.diag with diagonal != 0 is not supported by msnb yet")
-    n = builtins.min(input.shape)
-    e = eye(input.shape[0], input.shape[1], dtype=input.dtype)
-    if diagonal:
-        raise NotImplementedError("torch.diag with diagonal != 0 is not supported by msnb yet")
-    from .reduction import sum as _sum
-    return _sum(P.mul(input, e), 1)[:n]
+        n = input.shape[0]
+        size = n + builtins.abs(diagonal)
+        r = np.arange(n) + builtins.max(0, -diagonal)
+        c = np.arange(n) + builtins.max(0, diagonal)
+        from .creation import zeros
+        base = zeros(size, size, dtype=input.dtype)
+        return index_put(base, (tensor(r.astype(np.int64)), tensor(c.astype(np.int64))), input)
+    if input.ndim != 2:
+        raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{input.ndim}D")
+    rows, cols = input.shape
+    r0, c0 = builtins.max(0, -diagonal), builtins.max(0, diagonal)
+    n = builtins.max(0, builtins.min(rows - r0, cols - c0))
+    flat = input.reshape(-1)
+    idx = tensor(((np.arange(n) + r0) * cols + np.arange(n) + c0).astype(np.int64))
+    return gather(flat, 0, idx)
 
 
 def meshgrid(*tensors, indexing="ij"):

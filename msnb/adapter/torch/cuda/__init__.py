@@ -78,6 +78,9 @@ def device(idx):  # noqa: F811 - torch.cuda.device context manager
     yield
 
 
+from . import amp  # noqa: E402 - torch.cuda.amp, the deprecated CUDA spellings of torch.amp
+
+
 def __getattr__(name):
     raise AttributeError(f"torch.cuda.{name} is not supported by msnb yet (see the support list: "
                          "python -m msnb.adapter.support --markdown)")

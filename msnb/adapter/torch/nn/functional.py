@@ -1,32 +1,50 @@
 """msnb implementation of ``torch.nn.functional``.
 
-Most functions are compositions of adapter ops (so their gradients come from
-those ops).  Convolution and pooling run MindSpore's kernels and take their
-gradients from MindSpore's own differentiation of that single kernel
-(``mindspore.ops.vjp``), so msnb never re-derives those rules."""
+Three kinds of function live here:
+
+* one MindSpore kernel with a hand-written backward made of adapter ops
+  (``linear``, ``softmax``, ``log_softmax``, ``max_pool2d``): one kernel
+  forward, a few backward, and higher-order gradients work;
+* one MindSpore kernel whose gradient comes from MindSpore's own
+  differentiation of that kernel (``mindspore.ops.vjp``; convolutions,
+  ``avg_pool2d``, non-constant ``pad``), so msnb never re-derives those rules;
+* compositions of adapter ops (losses, normalisation, attention,
+  ``interpolate``), whose gradients come from those ops.
+"""
 
 from __future__ import annotations
 
+import functools
 import math
+
+import numpy as np
 
 from .. import _dtype as D
 from .._core import K, cast, ms, needs_grad, record, wrap
-from .._ops import pointwise as P, reduction as Rd, shape as S
-from .._ops.creation import ones, zeros
+from .._ops import indexing as I, pointwise as P, reduction as Rd, shape as S
+from .._ops.creation import _finish, zeros
+from .._ops import conv as _conv
 from .._ops.random import _g
 from ..autograd.grad_mode import no_grad
 
-__all__ = ["linear", "bilinear", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool2d",
-           "adaptive_avg_pool2d", "adaptive_avg_pool1d", "relu", "relu6", "leaky_relu", "elu", "gelu", "silu",
-           "mish", "sigmoid", "tanh", "softplus", "hardtanh", "softmax", "log_softmax", "softmin", "dropout",
+__all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+           "relu", "relu_", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish", "sigmoid",
+           "tanh", "softplus", "softsign", "tanhshrink", "hardshrink", "softshrink", "hardtanh", "prelu",
+           "softmax", "log_softmax", "softmin", "dropout", "dropout1d", "dropout2d", "dropout3d",
            "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "batch_norm", "layer_norm",
-           "group_norm", "embedding", "one_hot", "pad", "normalize", "cosine_similarity", "pixel_shuffle",
-           "logsigmoid", "hardsigmoid", "hardswish", "glu", "threshold", "unfold"]
+           "group_norm", "rms_norm", "embedding", "one_hot", "pad", "normalize", "cosine_similarity",
+           "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "logsigmoid", "hardsigmoid", "hardswish",
+           "glu", "threshold", "interpolate", "scaled_dot_product_attention", "multi_head_attention_forward"]
+
+
+def _ntuple(x, n):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,) * n
 
 
 def _pair(x, n=2):
-    return tuple(x) if isinstance(x, (tuple, list)) else (x,) * n
+    return _ntuple(x, n)
 
 
 def _vjp_op(name, fn, *tensors):
@@ -45,85 +63,276 @@ def _vjp_op(name, fn, *tensors):
     return wrap(fn(*tensors))
 
 
+def _dtype_name(d):
+    return repr(d).split(".")[-1].capitalize()
+
+
+# --- multi-output pieces for layers (one recorded node each) ---------------------------
+# ``Tensor`` slicing records a view whose backward writes into zeros with
+# MindSpore's slow ``__setitem__``; the layers below split gate blocks and time
+# steps with these copies instead, whose backward is one ``cat`` / ``stack``.
+
+def _pieces_backward(shapes, dtype, join):
+    def bw(*gs):
+        return (join([g if g is not None else zeros(*s, dtype=dtype) for g, s in zip(gs, shapes)]),)
+    return bw
+
+
+def _split(x, sizes, dim=-1):
+    """``torch.split(x, sizes, dim)`` as copies, one kernel forward and one backward."""
+    d = dim % x.ndim
+    outs = tuple(wrap(o) for o in K.split(x, list(sizes), d))
+    if needs_grad(x):
+        record("SplitWithSizesBackward0", outs, (x,),
+               _pieces_backward([tuple(o.shape) for o in outs], x.dtype, lambda gs: _cat(gs, d)))
+    return outs
+
+
+def _cat(tensors, dim):
+    return S.cat(list(tensors), dim)
+
+
+def _unbind(x, dim=0):
+    """``torch.unbind(x, dim)`` as copies, one kernel forward and one backward."""
+    d = dim % x.ndim
+    outs = tuple(wrap(o) for o in K.unstack(x, d))
+    if needs_grad(x):
+        record("UnbindBackward0", outs, (x,),
+               _pieces_backward([tuple(o.shape) for o in outs], x.dtype, lambda gs: _stack(gs, d)))
+    return outs
+
+
+def _stack(tensors, dim=0):
+    """``torch.stack`` as one kernel; backward is one ``unstack``."""
+    tensors = list(tensors)
+    d = dim % (tensors[0].ndim + 1)
+    out = wrap(K.stack(tensors, d))
+    if needs_grad(*tensors):
+        record("StackBackward0", out, tuple(tensors), lambda g: _unbind(g, d))
+    return out
+
+
+# --- linear ---------------------------------------------------------------------------
+
 def linear(input, weight, bias=None):
-    """msnb implementation of ``torch.nn.functional.linear``."""
-    out = input.matmul(weight.t())
-    return out + bias if bias is not None else out
+    """msnb implementation of ``torch.nn.functional.linear``: one MindSpore ``dense``
+    kernel forward; backward is two matmuls and a sum (adapter ops)."""
+    if weight.ndim != 2:
+        out = input.matmul(weight.t())
+        return out + bias if bias is not None else out
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype_name(input.dtype)} and "
+                           f"{_dtype_name(weight.dtype)}")
+    if input.shape[-1] != weight.shape[1]:
+        rows = input.numel() // max(input.shape[-1], 1) if input.ndim > 1 else 1
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
+                           f"{weight.shape[1]}x{weight.shape[0]})")
+    out = wrap(K.dense(input, weight, bias))
+    if needs_grad(input, weight, bias):
+        O, In = weight.shape
+
+        def bw(g):
+            gx = g.matmul(weight) if input.requires_grad else None
+            g2 = g.reshape(-1, O)
+            gw = g2.t().matmul(input.reshape(-1, In)) if weight.requires_grad else None
+            gb = g2.sum(0) if bias is not None and bias.requires_grad else None
+            return gx, gw, gb
+        record("AddmmBackward0", out, (input, weight, bias), bw, saved=(input, weight))
+    return out
 
 
 def bilinear(input1, input2, weight, bias=None):
-    out = Rd.sum(P.mul(input1.unsqueeze(1).unsqueeze(-1) * weight.unsqueeze(0), input2.unsqueeze(1).unsqueeze(2)),
-                 (2, 3)) if False else _einsum("bi,oij,bj->bo", input1, weight, input2)
-    return out + bias if bias is not None else out
+    """msnb implementation of ``torch.nn.functional.bilinear``: ``x1 W x2`` as one
+    matmul against the flattened weight, a product and a sum."""
+    O, I1, I2 = weight.shape
+    lead = tuple(input1.shape[:-1])
+    x1, x2 = input1.reshape(-1, I1), input2.reshape(-1, I2)
+    t = x1.matmul(weight.permute(1, 0, 2).reshape(I1, O * I2)).reshape(-1, O, I2)
+    out = P.mul(t, x2.unsqueeze(1)).sum(-1)
+    if bias is not None:
+        out = out + bias
+    return out.reshape(*lead, O)
 
 
-def _einsum(eq, *ops):
-    from .._ops.linalg import einsum
-    return einsum(eq, *ops)
+# --- convolution ----------------------------------------------------------------------
 
-
-def _conv_padding(padding, n):
+def _conv_pads(padding, n, weight, dilation, stride):
+    """PyTorch ``padding`` (ints or 'valid'/'same') -> per-dim (before, after) pairs."""
     if isinstance(padding, str):
-        return padding
-    return _pair(padding, n)
+        if padding == "valid":
+            return [(0, 0)] * n
+        if padding != "same":
+            raise ValueError(f"Invalid padding string '{padding}', should be one of ('valid', 'same')")
+        if any(s != 1 for s in stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+        pads = []
+        for d in range(n):
+            total = dilation[d] * (weight.shape[2 + d] - 1)
+            pads.append((total // 2, total - total // 2))
+        return pads
+    return [(p, p) for p in _ntuple(padding, n)]
+
+
+def _check_conv_input(input, weight, n, groups):
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to conv{n}d, but got "
+                           f"input of size: {list(input.shape)}")
+    c = input.shape[-n - 1]
+    if c != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(input.shape if input.ndim == n + 2 else (1, *input.shape))} to have "
+                           f"{weight.shape[1] * groups} channels, but got {c} channels instead")
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """msnb implementation of ``torch.nn.functional.conv2d``."""
+    _check_conv_input(input, weight, 2, groups)
     st, dl = _pair(stride), _pair(dilation)
-    pd = _conv_padding(padding, 2)
-    if isinstance(pd, str):
-        mode, pad = pd, 0
-    elif any(pd):
-        mode, pad = "pad", (pd[0], pd[0], pd[1], pd[1])
+    pads = _conv_pads(padding, 2, weight, dl, st)
+    if any(p for pr in pads for p in pr):
+        mode, pad = "pad", (pads[0][0], pads[0][1], pads[1][0], pads[1][1])
     else:
         mode, pad = "valid", 0
     x = input if input.ndim == 4 else input.unsqueeze(0)
-    out = _vjp_op("ConvolutionBackward0",
-                  lambda a, w: K.conv2d(a, w, None, st, mode, pad, dl, groups), x, weight)
+    out = _conv.conv2d(x, weight, mode, pad, st, dl, groups)
     if bias is not None:
         out = out + bias.reshape(1, -1, 1, 1)
     return out if input.ndim == 4 else out.squeeze(0)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """msnb implementation of ``torch.nn.functional.conv1d`` (through conv2d)."""
-    pd = padding if isinstance(padding, str) else (0, _pair(padding, 1)[0])
-    out = conv2d(input.unsqueeze(-2), weight.unsqueeze(-2), None, (1, _pair(stride, 1)[0]), pd,
-                 (1, _pair(dilation, 1)[0]), groups)
-    out = out.squeeze(-2)
-    return out + bias.reshape(1, -1, 1) if bias is not None else out
+    """msnb implementation of ``torch.nn.functional.conv1d`` (a conv2d of height 1)."""
+    _check_conv_input(input, weight, 1, groups)
+    dl, st = _pair(dilation, 1), _pair(stride, 1)
+    (p0, p1), = _conv_pads(padding, 1, weight, dl, st)
+    x = input.unsqueeze(-2)
+    if p0 != p1:
+        x = pad(x, (p0, p1))
+        p0 = 0
+    out = conv2d(x, weight.unsqueeze(-2), None, (1, st[0]), (0, p0), (1, dl[0]), groups).squeeze(-2)
+    return out + bias.reshape(-1, 1) if bias is not None else out
 
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """msnb implementation of ``torch.nn.functional.max_pool2d``."""
-    ks = _pair(kernel_size)
-    st = _pair(stride) if stride is not None else ks
-    pd, dl = _pair(padding), _pair(dilation)
-    if return_indices:
-        raise NotImplementedError("torch.nn.functional.max_pool2d(return_indices=True) is not supported by msnb yet")
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """msnb implementation of ``torch.nn.functional.conv3d``."""
+    _check_conv_input(input, weight, 3, groups)
+    st, dl = _ntuple(stride, 3), _ntuple(dilation, 3)
+    pads = _conv_pads(padding, 3, weight, dl, st)
+    x = input if input.ndim == 5 else input.unsqueeze(0)
+    if any(a != b for a, b in pads):
+        x = pad(x, (pads[2][0], pads[2][1], pads[1][0], pads[1][1], pads[0][0], pads[0][1]))
+        pads = [(0, 0)] * 3
+    if any(a for a, _ in pads):
+        mode, pd = "pad", tuple(a for a, _ in pads)
+    else:
+        mode, pd = "valid", 0
+    out = _vjp_op("ConvolutionBackward0", lambda a, w: K.conv3d(a, w, None, st, mode, pd, dl, groups), x, weight)
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1, 1)
+    return out if input.ndim == 5 else out.squeeze(0)
+
+
+@functools.lru_cache(maxsize=64)
+def _conv_transpose_prim(cin, kernel, pad, stride, dilation, groups):
+    return K.conv2d_transpose_prim(out_channel=cin, kernel_size=kernel, pad_mode="pad",
+                                   pad=(pad[0], pad[0], pad[1], pad[1]), stride=stride, dilation=dilation,
+                                   group=groups)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """msnb implementation of ``torch.nn.functional.conv_transpose2d`` (MindSpore's
+    Conv2DTranspose kernel; ``weight`` is PyTorch's ``(in, out/groups, kH, kW)``)."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input "
+                           f"of size: {list(input.shape)}")
+    st, pd, op, dl = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
+    for o, s, d in zip(op, st, dl):
+        if o >= s and o >= d:
+            raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
+                               f"output_padding_height: {op[0]} output_padding_width: {op[1]} stride_height: "
+                               f"{st[0]} stride_width: {st[1]} dilation_height: {dl[0]} dilation_width: {dl[1]}")
     x = input if input.ndim == 4 else input.unsqueeze(0)
-    out = _vjp_op("MaxPool2DWithIndicesBackward0",
-                  lambda a: K.max_pool2d(a, ks, st, pd, dl, False, ceil_mode), x)
+    N, cin, H, W = x.shape
+    kh, kw = weight.shape[2], weight.shape[3]
+    size = (N, weight.shape[1] * groups,
+            (H - 1) * st[0] - 2 * pd[0] + dl[0] * (kh - 1) + op[0] + 1,
+            (W - 1) * st[1] - 2 * pd[1] + dl[1] * (kw - 1) + op[1] + 1)
+    prim = _conv_transpose_prim(cin, (kh, kw), pd, st, dl, groups)
+    out = _vjp_op("ConvolutionBackward0", lambda a, w: prim(a, w, size), x, weight)
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1)
     return out if input.ndim == 4 else out.squeeze(0)
 
 
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """msnb implementation of ``torch.nn.functional.conv_transpose1d`` (a height-1 conv_transpose2d)."""
+    out = conv_transpose2d(input.unsqueeze(-2), weight.unsqueeze(-2), None, (1, _pair(stride, 1)[0]),
+                           (0, _pair(padding, 1)[0]), (0, _pair(output_padding, 1)[0]), groups,
+                           (1, _pair(dilation, 1)[0])).squeeze(-2)
+    return out + bias.reshape(-1, 1) if bias is not None else out
+
+
+# --- pooling ----------------------------------------------------------------------------
+
+def _pool_stride(stride, ks, n):
+    return _ntuple(stride, n) if stride is not None and stride != [] and stride != () else ks
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """msnb implementation of ``torch.nn.functional.max_pool2d``: one MindSpore kernel
+    that also returns the argmax indices (PyTorch's flat ``h * W + w``); backward
+    scatters the gradient to those indices."""
+    ks = _pair(kernel_size)
+    st, pd, dl = _pool_stride(stride, ks, 2), _pair(padding), _pair(dilation)
+    for p, k in zip(pd, ks):
+        if p > k // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
+                               f"kernel_size={k} and dilation={dl[0]}")
+    x = input if input.ndim == 4 else input.unsqueeze(0)
+    o, i = K.max_pool2d(x, ks, st, pd, dl, True, ceil_mode)
+    out, idx = wrap(o), wrap(i)
+    if needs_grad(x):
+        shp = tuple(x.shape)
+
+        def bw(g):
+            flat = zeros(shp[0], shp[1], shp[2] * shp[3], dtype=g.dtype)
+            return (I.scatter_add(flat, 2, idx.reshape(shp[0], shp[1], -1), g.reshape(shp[0], shp[1], -1))
+                    .reshape(shp),)
+        record("MaxPool2DWithIndicesBackward0", out, (x,), bw)
+    if input.ndim != 4:
+        out, idx = out.squeeze(0), idx.squeeze(0)
+    return (out, idx) if return_indices else out
+
+
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    st = stride if stride is not None else kernel_size
-    return max_pool2d(input.unsqueeze(-2), (1, _pair(kernel_size, 1)[0]), (1, _pair(st, 1)[0]),
-                      (0, _pair(padding, 1)[0]), (1, _pair(dilation, 1)[0]), ceil_mode).squeeze(-2)
+    """msnb implementation of ``torch.nn.functional.max_pool1d`` (a height-1 max_pool2d)."""
+    ks = _pair(kernel_size, 1)
+    st = _pool_stride(stride, ks, 1)
+    res = max_pool2d(input.unsqueeze(-2), (1, ks[0]), (1, st[0]), (0, _pair(padding, 1)[0]),
+                     (1, _pair(dilation, 1)[0]), ceil_mode, return_indices)
+    if return_indices:
+        return res[0].squeeze(-2), res[1].squeeze(-2)
+    return res.squeeze(-2)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """msnb implementation of ``torch.nn.functional.avg_pool2d``."""
     ks = _pair(kernel_size)
-    st = _pair(stride) if stride is not None else ks
-    pd = _pair(padding)
+    st, pd = _pool_stride(stride, ks, 2), _pair(padding)
+    pd = (pd[0], pd[0], pd[1], pd[1])
     x = input if input.ndim == 4 else input.unsqueeze(0)
     out = _vjp_op("AvgPool2DBackward0",
                   lambda a: K.avg_pool2d(a, ks, st, pd, ceil_mode, count_include_pad, divisor_override or 0), x)
     return out if input.ndim == 4 else out.squeeze(0)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """msnb implementation of ``torch.nn.functional.avg_pool1d`` (a height-1 avg_pool2d)."""
+    ks = _pair(kernel_size, 1)
+    st = _pool_stride(stride, ks, 1)
+    return avg_pool2d(input.unsqueeze(-2), (1, ks[0]), (1, st[0]), (0, _pair(padding, 1)[0]), ceil_mode,
+                      count_include_pad).squeeze(-2)
 
 
 def adaptive_avg_pool2d(input, output_size):
@@ -147,7 +356,14 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 def adaptive_avg_pool1d(input, output_size):
-    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, output_size)).squeeze(-2)
+    """msnb implementation of ``torch.nn.functional.adaptive_avg_pool1d``."""
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, _pair(output_size, 1)[0])).squeeze(-2)
+
+
+# --- activations ----------------------------------------------------------------------
+
+def _maybe_inplace(input, out, inplace):
+    return input.copy_(out) if inplace else out
 
 
 def relu(input, inplace=False):
@@ -155,26 +371,54 @@ def relu(input, inplace=False):
     return input.relu_() if inplace else P.relu(input)
 
 
+def relu_(input):
+    return input.relu_()
+
+
 def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
     return input.clamp_(min_val, max_val) if inplace else P.clamp(input, min_val, max_val)
 
 
 def threshold(input, threshold, value, inplace=False):
-    return P.where(P.gt(input, threshold), input, value)
+    return _maybe_inplace(input, P.where(P.gt(input, threshold), input, value), inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     out = P.where(P.gt(input, 0), input, P.mul(input, negative_slope))
-    return input.copy_(out) if inplace else out
+    return _maybe_inplace(input, out, inplace)
 
 
 def elu(input, alpha=1.0, inplace=False):
     out = P.where(P.gt(input, 0), input, P.mul(P.expm1(P.clamp(input, max=0.0)), alpha))
-    return input.copy_(out) if inplace else out
+    return _maybe_inplace(input, out, inplace)
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    return _maybe_inplace(input, P.mul(elu(input, _SELU_ALPHA), _SELU_SCALE), inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    out = P.where(P.gt(input, 0), input, P.mul(P.expm1(P.div(P.clamp(input, max=0.0), alpha)), alpha))
+    return _maybe_inplace(input, out, inplace)
+
+
+def prelu(input, weight):
+    """msnb implementation of ``torch.nn.functional.prelu`` (``weight`` per channel, dim 1)."""
+    w = weight
+    if weight.numel() != 1:
+        shape = [1] * input.ndim
+        shape[1 if input.ndim > 1 else 0] = -1
+        w = weight.reshape(shape)
+    return P.where(P.gt(input, 0), input, P.mul(input, w))
 
 
 def gelu(input, approximate="none"):
@@ -182,15 +426,17 @@ def gelu(input, approximate="none"):
     if approximate == "tanh":
         inner = P.mul(P.add(input, P.mul(P.pow(input, 3), 0.044715)), math.sqrt(2 / math.pi))
         return P.mul(P.mul(input, 0.5), P.add(P.tanh(inner), 1))
-    return P.mul(P.mul(input, 0.5), P.add(P.erf(P.div(input, math.sqrt(2.0))), 1))
+    if approximate != "none":
+        raise RuntimeError(f"approximate argument must be either none or tanh.")
+    return P.mul(P.mul(input, 0.5), P.add(P.erf(P.mul(input, 1 / math.sqrt(2.0))), 1))
 
 
 def silu(input, inplace=False):
-    return P.mul(input, P.sigmoid(input))
+    return _maybe_inplace(input, P.mul(input, P.sigmoid(input)), inplace)
 
 
 def mish(input, inplace=False):
-    return P.mul(input, P.tanh(softplus(input)))
+    return _maybe_inplace(input, P.mul(input, P.tanh(softplus(input))), inplace)
 
 
 def sigmoid(input):
@@ -206,14 +452,33 @@ def logsigmoid(input):
 
 
 def hardsigmoid(input, inplace=False):
-    return P.div(P.clamp(P.add(input, 3), 0.0, 6.0), 6)
+    return _maybe_inplace(input, P.div(P.clamp(P.add(input, 3), 0.0, 6.0), 6), inplace)
 
 
 def hardswish(input, inplace=False):
-    return P.mul(input, hardsigmoid(input))
+    return _maybe_inplace(input, P.mul(input, P.div(P.clamp(P.add(input, 3), 0.0, 6.0), 6)), inplace)
+
+
+def softsign(input):
+    return P.div(input, P.add(P.abs(input), 1))
+
+
+def tanhshrink(input):
+    return P.sub(input, P.tanh(input))
+
+
+def hardshrink(input, lambd=0.5):
+    return P.where(P.gt(P.abs(input), lambd), input, 0.0)
+
+
+def softshrink(input, lambd=0.5):
+    return P.where(P.gt(input, lambd), P.sub(input, lambd), P.where(P.lt(input, -lambd), P.add(input, lambd), 0.0))
 
 
 def glu(input, dim=-1):
+    if input.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.ndim} is size "
+                           f"{input.shape[dim]}")
     a, b = S.chunk(input, 2, dim)
     return P.mul(a, P.sigmoid(b))
 
@@ -229,13 +494,19 @@ def _softmax_dim(ndim):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """msnb implementation of ``torch.nn.functional.softmax``."""
+    """msnb implementation of ``torch.nn.functional.softmax``: one kernel; backward
+    ``y * (g - sum(g * y))``."""
     x = input if dtype is None else cast(input, dtype)
     if dim is None:
         dim = _softmax_dim(x.ndim)
-    m = Rd.amax(x, dim, keepdim=True).detach()
-    e = P.exp(P.sub(x, m))
-    return P.div(e, Rd.sum(e, dim, keepdim=True))
+    if x.ndim == 0:
+        return P.div(x, x)
+    d = dim % x.ndim
+    y = wrap(K.softmax(x, d))
+    if needs_grad(x):
+        record("SoftmaxBackward0", y, (x,), lambda g: (P.mul(y, P.sub(g, Rd.sum(P.mul(g, y), d, keepdim=True))),),
+               saved=(y,))
+    return y
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
@@ -243,27 +514,81 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """msnb implementation of ``torch.nn.functional.log_softmax``."""
+    """msnb implementation of ``torch.nn.functional.log_softmax``: ``x - max - log(sum(exp))``
+    forward; one recorded backward ``g - exp(y) * sum(g)``."""
     x = input if dtype is None else cast(input, dtype)
     if dim is None:
         dim = _softmax_dim(x.ndim)
-    m = Rd.amax(x, dim, keepdim=True).detach()
-    sh = P.sub(x, m)
-    return P.sub(sh, P.log(Rd.sum(P.exp(sh), dim, keepdim=True)))
+    if x.ndim == 0:
+        return P.sub(x, x)
+    d = dim % x.ndim
+    # composed from max/exp/sum/log: MindSpore's CPU LogSoftmax kernel is ~5e-6 off
+    sh = K.sub(x, K.amax(x, d, True))
+    y = wrap(K.sub(sh, K.log(K.sum(K.exp(sh), d, True))))
+    if needs_grad(x):
+        record("LogSoftmaxBackward0", y, (x,), lambda g: (P.sub(g, P.mul(P.exp(y), Rd.sum(g, d, keepdim=True))),),
+               saved=(y,))
+    return y
+
+
+# --- dropout ----------------------------------------------------------------------------
+
+def _check_p(p):
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _dropout_mask(input, p, shape):
+    keep = (_g(None).random(shape) >= p).astype(input.dtype.numpy) * np.asarray(1 / (1 - p), input.dtype.numpy)
+    return _finish(keep, input.dtype)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
     """msnb implementation of ``torch.nn.functional.dropout`` (mask from the adapter's generator)."""
-    if p < 0 or p > 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_p(p)
     if not training or p == 0:
         return input
     if p == 1:
-        return P.mul(input, 0.0)
-    from .._ops.creation import _finish
-    keep = (_g(None).random(tuple(input.shape)) >= p).astype(input.dtype.numpy) / (1 - p)
-    out = P.mul(input, _finish(keep.astype(input.dtype.numpy), input.dtype))
-    return input.copy_(out) if inplace else out
+        return _maybe_inplace(input, P.mul(input, 0.0), inplace)
+    out = P.mul(input, _dropout_mask(input, p, tuple(input.shape)))
+    return _maybe_inplace(input, out, inplace)
+
+
+def _feature_dropout(input, p, training, inplace, n, name):
+    _check_p(p)
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}: Expected {n + 1}D or {n + 2}D input, but received a {input.ndim}D input.")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return _maybe_inplace(input, P.mul(input, 0.0), inplace)
+    shape = tuple(input.shape[:-n]) + (1,) * n
+    return _maybe_inplace(input, P.mul(input, _dropout_mask(input, p, shape)), inplace)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """msnb implementation of ``torch.nn.functional.dropout1d``: zeroes whole channels."""
+    return _feature_dropout(input, p, training, inplace, 1, "dropout1d")
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """msnb implementation of ``torch.nn.functional.dropout2d``: zeroes whole channels."""
+    return _feature_dropout(input, p, training, inplace, 2, "dropout2d")
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """msnb implementation of ``torch.nn.functional.dropout3d``: zeroes whole channels."""
+    return _feature_dropout(input, p, training, inplace, 3, "dropout3d")
+
+
+# --- losses -------------------------------------------------------------------------------
+
+def _legacy_reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return ("mean" if size_average else "sum") if reduce else "none"
 
 
 def _reduce(loss, reduction):
@@ -278,8 +603,13 @@ def _reduce(loss, reduction):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """msnb implementation of ``torch.nn.functional.nll_loss``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    out_shape = tuple(target.shape)
     if input.ndim == 1:
         input, target = input.unsqueeze(0), target.unsqueeze(0)
+    if input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
     C = input.shape[1]
     if input.ndim > 2:  # (N, C, d1, ...) -> (N*d, C)
         perm = [0] + list(range(2, input.ndim)) + [1]
@@ -295,6 +625,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     loss = P.mul(picked, w)
     if reduction == "mean":
         return P.div(loss.sum(), w.sum())
+    if reduction == "none":
+        return loss.reshape(out_shape)
     return _reduce(loss, reduction)
 
 
@@ -302,10 +634,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduction="mean", label_smoothing=0.0):
     """msnb implementation of ``torch.nn.functional.cross_entropy``: class indices or
     probabilities, ``weight``, ``ignore_index``, ``label_smoothing``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.ndim == 1 else 1
     logp = log_softmax(input, class_dim)
     C = input.shape[class_dim]
     if target.dtype.is_floating_point:  # probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
         tgt = target
         if label_smoothing:
             tgt = P.add(P.mul(tgt, 1 - label_smoothing), label_smoothing / C)
@@ -342,16 +679,36 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return P.add(P.mul(nll, 1 - label_smoothing), P.mul(smooth, label_smoothing / C))
 
 
+def _check_same_size(input, target, name):
+    if tuple(input.shape) != tuple(target.shape):
+        import warnings
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=3)
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """msnb implementation of ``torch.nn.functional.mse_loss``."""
+    _check_same_size(input, target, "mse_loss")
     d = P.sub(input, target)
-    return _reduce(P.mul(d, d), reduction)
+    loss = P.mul(d, d)
+    if weight is not None:
+        loss = P.mul(loss, weight)
+    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction))
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    return _reduce(P.abs(P.sub(input, target)), reduction)
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """msnb implementation of ``torch.nn.functional.l1_loss``."""
+    _check_same_size(input, target, "l1_loss")
+    loss = P.abs(P.sub(input, target))
+    if weight is not None:
+        loss = P.mul(loss, weight)
+    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction))
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """msnb implementation of ``torch.nn.functional.smooth_l1_loss``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     d = P.abs(P.sub(input, target))
     if beta == 0:
         return _reduce(d, reduction)
@@ -360,42 +717,55 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """msnb implementation of ``torch.nn.functional.huber_loss``."""
     d = P.abs(P.sub(input, target))
     loss = P.where(P.lt(d, delta), P.mul(P.mul(d, d), 0.5), P.mul(P.sub(d, 0.5 * delta), delta))
+    if weight is not None:
+        loss = P.mul(loss, weight)
     return _reduce(loss, reduction)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """msnb implementation of ``torch.nn.functional.binary_cross_entropy`` (logs clamped at -100)."""
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
     lg = P.clamp(P.log(input), min=-100.0)
     lg1 = P.clamp(P.log(P.sub(1, input)), min=-100.0)
     loss = P.neg(P.add(P.mul(target, lg), P.mul(P.sub(1, target), lg1)))
     if weight is not None:
         loss = P.mul(loss, weight)
-    return _reduce(loss, reduction)
+    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction))
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
+    """msnb implementation of ``torch.nn.functional.binary_cross_entropy_with_logits``."""
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     log_sig = logsigmoid(input)
     log_one_minus = logsigmoid(P.neg(input))
-    if pos_weight is not None:
-        loss = P.neg(P.add(P.mul(P.mul(target, pos_weight), log_sig), P.mul(P.sub(1, target), log_one_minus)))
-    else:
-        loss = P.neg(P.add(P.mul(target, log_sig), P.mul(P.sub(1, target), log_one_minus)))
+    pos = P.mul(target, log_sig) if pos_weight is None else P.mul(P.mul(target, pos_weight), log_sig)
+    loss = P.neg(P.add(pos, P.mul(P.sub(1, target), log_one_minus)))
     if weight is not None:
         loss = P.mul(loss, weight)
-    return _reduce(loss, reduction)
+    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction))
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """msnb implementation of ``torch.nn.functional.kl_div`` (``target * (log target - input)``,
+    0 where target is 0; ``reduction='batchmean'`` divides by the batch size)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     if log_target:
         loss = P.mul(P.exp(target), P.sub(target, input))
     else:
-        loss = P.where(P.gt(target, 0), P.mul(target, P.sub(P.log(P.where(P.gt(target, 0), target, 1.0)), input)), 0.0)
+        loss = P.sub(P.xlogy(target, target), P.mul(target, input))
     if reduction == "batchmean":
-        return P.div(loss.sum(), input.shape[0])
+        return P.div(loss.sum(), input.shape[0]) if input.ndim else loss.sum()
     return _reduce(loss, reduction)
 
+
+# --- normalisation ----------------------------------------------------------------------
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-05):
@@ -403,28 +773,37 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     dims = [0] + list(range(2, input.ndim))
     shape = [1, -1] + [1] * (input.ndim - 2)
     if training:
+        n = input.numel() // input.shape[1]
+        if n <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"{list(input.shape)}")
         mean = input.mean(dim=dims)
         var = Rd.var(input, dims, correction=0)
         if running_mean is not None:
-            n = input.numel() / input.shape[1]
             with no_grad():
                 running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
-                running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / max(n - 1, 1)))
+                running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
     else:
         mean, var = running_mean, running_var
-    out = P.div(P.sub(input, mean.reshape(shape)), P.sqrt(P.add(var.reshape(shape), eps)))
+    scale = P.rsqrt(P.add(var, eps))
     if weight is not None:
-        out = P.mul(out, weight.reshape(shape))
+        scale = P.mul(scale, weight)
+    shift = P.neg(P.mul(mean, scale))
     if bias is not None:
-        out = P.add(out, bias.reshape(shape))
-    return out
+        shift = P.add(shift, bias)
+    return P.add(P.mul(input, scale.reshape(shape)), shift.reshape(shape))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    dims = tuple(range(input.ndim - len(tuple(normalized_shape)), input.ndim))
+    """msnb implementation of ``torch.nn.functional.layer_norm``."""
+    ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(ns):]) != ns:
+        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [*, "
+                           f"{', '.join(map(str, ns))}], but got input of size{list(input.shape)}")
+    dims = tuple(range(input.ndim - len(ns), input.ndim))
     mean = input.mean(dim=dims, keepdim=True)
     var = Rd.var(input, dims, keepdim=True, correction=0)
-    out = P.div(P.sub(input, mean), P.sqrt(P.add(var, eps)))
+    out = P.mul(P.sub(input, mean), P.rsqrt(P.add(var, eps)))
     if weight is not None:
         out = P.mul(out, weight)
     if bias is not None:
@@ -432,12 +811,26 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     return out
 
 
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """msnb implementation of ``torch.nn.functional.rms_norm`` (eps defaults to the dtype's eps)."""
+    ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    dims = tuple(range(input.ndim - len(ns), input.ndim))
+    if eps is None:
+        eps = float(np.finfo(input.dtype.numpy).eps)
+    out = P.mul(input, P.rsqrt(P.add(P.mul(input, input).mean(dim=dims, keepdim=True), eps)))
+    return P.mul(out, weight) if weight is not None else out
+
+
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    """msnb implementation of ``torch.nn.functional.group_norm``."""
     N, C = input.shape[0], input.shape[1]
+    if C % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
+                           f"of shape {list(input.shape)} and num_groups={num_groups}")
     x = input.reshape(N, num_groups, -1)
     mean = x.mean(dim=2, keepdim=True)
     var = Rd.var(x, 2, keepdim=True, correction=0)
-    x = P.div(P.sub(x, mean), P.sqrt(P.add(var, eps))).reshape(tuple(input.shape))
+    x = P.mul(P.sub(x, mean), P.rsqrt(P.add(var, eps))).reshape(tuple(input.shape))
     shape = [1, C] + [1] * (input.ndim - 2)
     if weight is not None:
         x = P.mul(x, weight.reshape(shape))
@@ -446,11 +839,17 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     return x
 
 
+# --- embedding and tensor utilities -----------------------------------------------------
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
-    """msnb implementation of ``torch.nn.functional.embedding``."""
+    """msnb implementation of ``torch.nn.functional.embedding`` (no gradient reaches the
+    ``padding_idx`` row)."""
     if max_norm is not None:
         raise NotImplementedError("torch.nn.functional.embedding(max_norm=...) is not supported by msnb yet")
+    if scale_grad_by_freq:
+        raise NotImplementedError("torch.nn.functional.embedding(scale_grad_by_freq=True) is not supported by "
+                                  "msnb yet")
     idx = cast(input, D.int64)
     out = weight.index_select(0, idx.reshape(-1)).reshape(*idx.shape, weight.shape[1])
     if padding_idx is not None and needs_grad(weight):
@@ -460,14 +859,19 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 
 def one_hot(tensor, num_classes=-1):
+    """msnb implementation of ``torch.nn.functional.one_hot``."""
     n = int(tensor.max().item()) + 1 if num_classes == -1 else num_classes
     from .._ops.creation import arange
     return cast(P.eq(tensor.unsqueeze(-1), arange(n)), D.int64)
 
 
 def pad(input, pad, mode="constant", value=None):
-    """msnb implementation of ``torch.nn.functional.pad`` (constant, reflect, replicate)."""
+    """msnb implementation of ``torch.nn.functional.pad`` (constant, reflect, replicate, circular)."""
     pad = tuple(pad)
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+        raise RuntimeError("Padding length must be divisible by 2" if len(pad) % 2 else
+                           "Padding length should be less than or equal to two times the input dimension but "
+                           f"got padding length {len(pad)} and input of dimension {input.ndim}")
     if mode == "constant":
         x = input
         for i in range(len(pad) // 2):
@@ -491,28 +895,269 @@ def pad(input, pad, mode="constant", value=None):
             x = S.cat(parts, d) if len(parts) > 1 else core
         return x
     if mode in ("reflect", "replicate", "circular"):
-        ms_mode = {"reflect": "reflect", "replicate": "replicate", "circular": "circular"}[mode]
-        return _vjp_op("PadBackward", lambda a: K.pad(a, pad, ms_mode), input)
+        return _vjp_op("PadBackward", lambda a: K.pad(a, pad, mode), input)
     raise NotImplementedError(f"torch.nn.functional.pad(mode='{mode}') is not supported by msnb yet")
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """msnb implementation of ``torch.nn.functional.normalize``."""
     n = P.clamp(Rd.norm(input, p, dim, keepdim=True), min=eps)
     return P.div(input, n)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """msnb implementation of ``torch.nn.functional.cosine_similarity``."""
     num = Rd.sum(P.mul(x1, x2), dim)
     den = P.mul(P.clamp(Rd.norm(x1, 2, dim), min=eps), P.clamp(Rd.norm(x2, 2, dim), min=eps))
     return P.div(num, den)
 
 
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """msnb implementation of ``torch.nn.functional.pairwise_distance``."""
+    return Rd.norm(P.add(P.sub(x1, x2), eps), p, -1, keepdim=keepdim)
+
+
 def pixel_shuffle(input, upscale_factor):
+    """msnb implementation of ``torch.nn.functional.pixel_shuffle``."""
     r = upscale_factor
-    N, C, H, W = input.shape[-4:]
-    x = input.reshape(N, C // (r * r), r, r, H, W).permute(0, 1, 4, 2, 5, 3)
-    return x.reshape(N, C // (r * r), H * r, W * r)
+    *lead, C, H, W = input.shape
+    if C % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+                           f"of upscale_factor, but input.size(-3)={C} is not divisible by {r * r}")
+    x = input.reshape(-1, C // (r * r), r, r, H, W).permute(0, 1, 4, 2, 5, 3)
+    return x.reshape(*lead, C // (r * r), H * r, W * r)
 
 
-def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    raise NotImplementedError("torch.nn.functional.unfold is not supported by msnb yet")
+def pixel_unshuffle(input, downscale_factor):
+    """msnb implementation of ``torch.nn.functional.pixel_unshuffle``."""
+    r = downscale_factor
+    *lead, C, H, W = input.shape
+    x = input.reshape(-1, C, H // r, r, W // r, r).permute(0, 1, 3, 5, 2, 4)
+    return x.reshape(*lead, C * r * r, H // r, W // r)
+
+
+# --- interpolate ------------------------------------------------------------------------
+
+_INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+
+
+def _interp_taps(mode, in_size, out_size, scale, align_corners):
+    """PyTorch's source indices and weights for one output axis: [(index, weight), ...]."""
+    dst = np.arange(out_size, dtype=np.float32)
+    if mode in ("nearest", "nearest-exact"):
+        s = np.float32(1.0 / scale) if scale else np.float32(in_size / out_size)
+        off = np.float32(0.5) if mode == "nearest-exact" else np.float32(0)
+        src = np.minimum(np.floor((dst + off) * s).astype(np.int64), in_size - 1)
+        return [(src, None)]
+    if align_corners:
+        s = np.float32((in_size - 1) / (out_size - 1)) if out_size > 1 else np.float32(0)
+        src = dst * s
+    else:
+        s = np.float32(1.0 / scale) if scale else np.float32(in_size / out_size)
+        src = (dst + np.float32(0.5)) * s - np.float32(0.5)
+        if mode != "bicubic":
+            src = np.maximum(src, 0)
+    i0 = np.floor(src).astype(np.int64)
+    t = (src - i0).astype(np.float64)
+    if mode != "bicubic":
+        i0 = np.minimum(i0, in_size - 1)
+        i1 = np.minimum(i0 + 1, in_size - 1)
+        return [(i0, 1.0 - t), (i1, t)]
+    A = -0.75
+
+    def c1(x):
+        return ((A + 2) * x - (A + 3)) * x * x + 1
+
+    def c2(x):
+        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+    ws = [c2(t + 1), c1(t), c1(1 - t), c2(2 - t)]
+    return [(np.clip(i0 + k - 1, 0, in_size - 1), w) for k, w in enumerate(ws)]
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """msnb implementation of ``torch.nn.functional.interpolate`` (nearest, nearest-exact,
+    linear, bilinear, bicubic, trilinear, area) with PyTorch's source-index formulas;
+    separable per axis, so gradients come from ``index_select``."""
+    if antialias:
+        raise NotImplementedError("torch.nn.functional.interpolate(antialias=True) is not supported by msnb yet")
+    n = input.ndim - 2
+    if n < 1:
+        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "
+                         f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
+                         f"(got {mode})")
+    if mode in _INTERP_DIMS and _INTERP_DIMS[mode] != n:
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_INTERP_DIMS[mode] + 2}D input")
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    in_sizes = tuple(input.shape[2:])
+    if size is not None:
+        out_sizes = _ntuple(size, n)
+        scales = (None,) * n
+    elif scale_factor is not None:
+        scales = _ntuple(scale_factor, n)
+        out_sizes = tuple(int(math.floor(float(s) * f)) for s, f in zip(in_sizes, scales))
+        if recompute_scale_factor:
+            scales = (None,) * n
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if mode == "area":
+        if n == 1:
+            return adaptive_avg_pool1d(input, out_sizes[0])
+        if n == 2:
+            return adaptive_avg_pool2d(input, out_sizes)
+        raise NotImplementedError("torch.nn.functional.interpolate(mode='area') on 5D input is not supported by "
+                                  "msnb yet")
+    if mode not in ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear"):
+        raise NotImplementedError(f"torch.nn.functional.interpolate(mode='{mode}') is not supported by msnb yet")
+    x = input
+    from .._ops.creation import tensor
+    for i in range(n):
+        d = 2 + i
+        if out_sizes[i] == in_sizes[i] and scales[i] in (None, 1, 1.0) and mode in ("nearest", "nearest-exact"):
+            continue
+        taps = _interp_taps(mode, in_sizes[i], out_sizes[i], scales[i], bool(align_corners))
+        wshape = [1] * x.ndim
+        wshape[d] = out_sizes[i]
+        acc = None
+        for idx, w in taps:
+            part = x.index_select(d, tensor(idx))
+            if w is not None:
+                part = P.mul(part, tensor(w.astype(x.dtype.numpy)).reshape(wshape))
+            acc = part if acc is None else P.add(acc, part)
+        x = acc
+    return x
+
+
+# --- attention ------------------------------------------------------------------------------
+
+def _float_mask(mask, dtype):
+    """PyTorch's ``_canonical_mask``: a bool mask (True = masked out) becomes 0 / -inf."""
+    if mask is None or mask.dtype.is_floating_point:
+        return mask
+    if mask.dtype is not D.bool:
+        raise AssertionError("only bool and floating types of masks are supported")
+    return I.masked_fill(zeros(*mask.shape, dtype=dtype), mask, float("-inf"))
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """msnb implementation of ``torch.nn.functional.scaled_dot_product_attention``
+    (PyTorch's math reference: a bool mask marks positions that take part)."""
+    L, Sk = query.shape[-2], key.shape[-2]
+    s = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        rep = query.shape[-3] // key.shape[-3]
+        key, value = key.repeat_interleave(rep, -3), value.repeat_interleave(rep, -3)
+    scores = P.mul(query, s).matmul(key.transpose(-2, -1))
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                               "is_causal=True")
+        from .._ops.creation import ones
+        causal = S.tril(ones(L, Sk, dtype=D.bool))
+        scores = I.masked_fill(scores, P.logical_not(causal), float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype is D.bool:
+            scores = I.masked_fill(scores, P.logical_not(attn_mask), float("-inf"))
+        else:
+            scores = P.add(scores, attn_mask)
+    w = softmax(scores, -1)
+    if dropout_p > 0.0:
+        w = dropout(w, dropout_p, True)
+    return w.matmul(value)
+
+
+def _in_projection_packed(q, k, v, w, b):
+    E = q.shape[-1]
+    if k is v:
+        if q is k:
+            return _split(linear(q, w, b), [E, E, E], -1)
+        wq, wkv = _split(w, [E, 2 * E], 0)
+        bq, bkv = (None, None) if b is None else _split(b, [E, 2 * E], 0)
+        kk, vv = _split(linear(k, wkv, bkv), [E, E], -1)
+        return linear(q, wq, bq), kk, vv
+    wq, wk, wv = _split(w, [E, E, E], 0)
+    bq, bk, bv = (None, None, None) if b is None else _split(b, [E, E, E], 0)
+    return linear(q, wq, bq), linear(k, wk, bk), linear(v, wv, bv)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    """msnb implementation of ``torch.nn.functional.multi_head_attention_forward``
+    (sequence-first ``(L, N, E)`` or unbatched ``(L, E)`` inputs)."""
+    if static_k is not None or static_v is not None:
+        raise NotImplementedError("torch.nn.functional.multi_head_attention_forward(static_k/static_v) is not "
+                                  "supported by msnb yet")
+    unbatched = query.ndim == 2
+    if unbatched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, E = query.shape
+    if E != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    head_dim = E // num_heads
+    if head_dim * num_heads != E:
+        raise AssertionError(f"embed_dim {E} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        bq, bk, bv = (None, None, None) if in_proj_bias is None else _split(in_proj_bias, [E, E, E], 0)
+        q, k, v = linear(query, q_proj_weight, bq), linear(key, k_proj_weight, bk), linear(value, v_proj_weight, bv)
+    else:
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    attn_mask = _float_mask(attn_mask, q.dtype)
+    key_padding_mask = _float_mask(key_padding_mask, q.dtype)
+    if attn_mask is not None and attn_mask.ndim == 2:
+        attn_mask = attn_mask.unsqueeze(0)
+    if bias_k is not None and bias_v is not None:
+        k = S.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = S.cat([v, bias_v.repeat(1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    if add_zero_attn:
+        k = S.cat([k, zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype)], 1)
+        v = S.cat([v, zeros(bsz * num_heads, 1, head_dim, dtype=v.dtype)], 1)
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1)
+        kpm = kpm.reshape(bsz * num_heads, 1, src_len)
+        attn_mask = kpm if attn_mask is None else P.add(attn_mask, kpm)
+    if not training:
+        dropout_p = 0.0
+    scores = P.mul(q, math.sqrt(1.0 / head_dim)).matmul(k.transpose(-2, -1))
+    if attn_mask is not None:
+        scores = P.add(scores, attn_mask)
+    weights = softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, True)
+    out = weights.matmul(v).transpose(0, 1).reshape(tgt_len * bsz, E)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, E)
+    if unbatched:
+        out = out.squeeze(1)
+    if not need_weights:
+        return out, None
+    weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
+    if average_attn_weights:
+        weights = weights.mean(dim=1)
+    if unbatched:
+        weights = weights.squeeze(0)
+    return out, weights

@@ -8,7 +8,7 @@ from ..autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_",
-           "orthogonal_", "_calculate_fan_in_and_fan_out"]
+           "orthogonal_", "dirac_", "sparse_", "_calculate_fan_in_and_fan_out"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -122,3 +122,39 @@ def orthogonal_(tensor, gain=1, generator=None):
         q = q.T
     with no_grad():
         return tensor.copy_(_t((q * gain).reshape(tuple(tensor.shape))).to(tensor.dtype))
+
+
+def dirac_(tensor, groups=1):
+    """msnb implementation of ``torch.nn.init.dirac_``: identity-preserving conv weights."""
+    import numpy as np
+    from .._ops.creation import tensor as _t
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per = sizes[0] // groups
+    w = np.zeros(sizes, dtype=np.float64)
+    for g in range(groups):
+        for d in range(min(out_per, sizes[1])):
+            w[(g * out_per + d, d) + tuple(s // 2 for s in sizes[2:])] = 1
+    with no_grad():
+        return tensor.copy_(_t(w).to(tensor.dtype))
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """msnb implementation of ``torch.nn.init.sparse_``: N(0, std) with a fraction
+    ``sparsity`` of each column zeroed."""
+    import numpy as np
+    from .._ops.random import _g
+    from .._ops.creation import tensor as _t
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    rng = _g(generator)
+    w = rng.normal(0.0, std, size=(rows, cols))
+    zeros = int(math.ceil(sparsity * rows))
+    for c in range(cols):
+        w[rng.permutation(rows)[:zeros], c] = 0
+    with no_grad():
+        return tensor.copy_(_t(w).to(tensor.dtype))

@@ -1,6 +1,13 @@
-"""``torch.nn.Parameter`` and ``Buffer``."""
+"""``torch.nn.Parameter`` and ``Buffer``.
+
+An msnb Parameter is at once a ``torch.nn.Parameter`` (an adapter tensor) and
+a ``mindspore.Parameter``, so MindSpore's optimizers, ``value_and_grad`` and
+``TrainOneStepCell`` accept it unchanged.  Writes into it go to its own memory
+(``ops.assign``), which graphs MindSpore compiled around it keep using."""
 
 from __future__ import annotations
+
+import mindspore as ms
 
 from .. import _core
 from .._tensor import Tensor
@@ -8,31 +15,55 @@ from .._tensor import Tensor
 __all__ = ["Parameter", "Buffer", "UninitializedParameter"]
 
 
-class Parameter(Tensor):
+class Parameter(Tensor, ms.Parameter):
     """msnb implementation of ``torch.nn.Parameter``: a leaf tensor a Module registers."""
+
+    _is_param = True
 
     def __new__(cls, data=None, requires_grad=True):
         from .._ops.creation import zeros
         if data is None:
             data = zeros(0)
-        obj = _core.K.identity(data.detach() if isinstance(data, Tensor) else data)
-        obj.__class__ = cls
-        obj._req_grad = bool(requires_grad)
+        src = _core.K.identity(data.detach() if isinstance(data, Tensor) else data)
+        obj = ms.Tensor.__new__(cls)
+        ms.Tensor.__init__(obj, src)
+        obj.init_mode = None
+        obj.is_default_input_init = False
         return obj
 
     def __init__(self, data=None, requires_grad=True):
-        pass
+        ms.Parameter.__init__(self, self, requires_grad=bool(requires_grad))
+        self._req_grad = bool(requires_grad)
+
+    def clone(self, init=None, *, memory_format=None):
+        """``torch`` spelling: a new tensor with this one's value (in the graph).
+        MindSpore's spelling ``clone(init)`` (used by its optimizers) makes a new Parameter."""
+        if init is not None:
+            return ms.Parameter.clone(self, init)
+        return Tensor.clone(self)
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
+    __str__ = __repr__
+
     def __reduce_ex__(self, proto):
-        return (Parameter, (self.detach(), self.requires_grad))
+        return (_rebuild_parameter, (self.detach().numpy(), self.requires_grad, self.name))
 
     def __deepcopy__(self, memo):
-        out = Parameter(self.detach().clone(), self.requires_grad)
+        out = Parameter(Tensor.clone(self.detach()), self.requires_grad)
         memo[id(self)] = out
         return out
+
+    def __copy__(self):
+        return Parameter(self.detach(), self.requires_grad)
+
+
+def _rebuild_parameter(arr, requires_grad, name):
+    from .._ops.creation import tensor
+    p = Parameter(tensor(arr), requires_grad)
+    p.name = name
+    return p
 
 
 UninitializedParameter = Parameter

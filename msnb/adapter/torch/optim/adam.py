@@ -1,78 +1,83 @@
-"""``torch.optim.Adam`` and ``AdamW`` (amsgrad, weight decay, maximize)."""
+"""``torch.optim.Adam`` (amsgrad, weight decay coupled or decoupled, maximize)."""
 
 from __future__ import annotations
 
-import math
+from .._core import K
+from .._ops.creation import zeros_like
+from .optimizer import Optimizer, addcdiv, addcmul, assign, axpy, bump_step, grad_of, sc, lerp, step_tensor
 
-from .optimizer import Optimizer
+__all__ = ["Adam"]
 
-__all__ = ["Adam", "AdamW"]
+
+def _check_unsupported(name, capturable, differentiable, fused):
+    for arg, val in (("capturable", capturable), ("differentiable", differentiable), ("fused", fused)):
+        if val:
+            raise NotImplementedError(f"torch.optim.{name}({arg}=True) is not supported by msnb yet")
 
 
 class Adam(Optimizer):
-    """msnb implementation of ``torch.optim.Adam``."""
+    """msnb implementation of ``torch.optim.Adam``: PyTorch's single-tensor update, step for step.
 
-    _decoupled = False
+    Kernels per parameter: 13 (+1 amsgrad, +1 or 2 weight decay, +1 maximize)."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
-                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        if lr < 0.0:
+        if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if eps < 0.0:
+        if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if weight_decay < 0.0:
+        if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize, foreach=foreach, capturable=capturable,
-                                      differentiable=differentiable, fused=fused,
-                                      decoupled_weight_decay=decoupled_weight_decay or self._decoupled))
+        _check_unsupported(type(self).__name__, capturable, differentiable, fused)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                        maximize=maximize, foreach=foreach, capturable=capturable, differentiable=differentiable,
+                        fused=fused, decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("decoupled_weight_decay", False)
 
     def _step_group(self, group):
-        from .._ops.creation import tensor, zeros_like
-        lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        amsgrad, decoupled = group["amsgrad"], group["decoupled_weight_decay"]
         for p in group["params"]:
-            g = p.grad
-            if g is None:
+            if p.grad is None:
                 continue
-            if group["maximize"]:
-                g = -g
             state = self.state[p]
-            if not state:
-                state["step"] = tensor(0.0)
+            if len(state) == 0:
+                state["step"] = step_tensor()
                 state["exp_avg"] = zeros_like(p)
                 state["exp_avg_sq"] = zeros_like(p)
-                if group["amsgrad"]:
+                if amsgrad:
                     state["max_exp_avg_sq"] = zeros_like(p)
-            state["step"].add_(1)
-            step = state["step"].item()
-            if wd:
-                if group["decoupled_weight_decay"]:
-                    p.mul_(1 - lr * wd)
+            grad = grad_of(p, group["maximize"])
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            step = bump_step(state["step"])
+            if wd != 0:
+                if decoupled:
+                    assign(p, K.mul(p, sc(p, 1 - lr * wd)))
                 else:
-                    g = g + p * wd
-            m, v = state["exp_avg"], state["exp_avg_sq"]
-            m.lerp_(g, 1 - b1)
-            v.mul_(b2).addcmul_(g, g, value=1 - b2)
-            bc1 = 1 - b1 ** step
-            bc2 = 1 - b2 ** step
-            if group["amsgrad"]:
+                    grad = axpy(grad, p, wd)
+            assign(exp_avg, lerp(exp_avg, grad, 1 - beta1))
+            assign(exp_avg_sq, addcmul(K.mul(exp_avg_sq, sc(p, beta2)), grad, grad, 1 - beta2))
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            step_size = lr / bias_correction1
+            bias_correction2_sqrt = bias_correction2 ** 0.5
+            if amsgrad:
                 mx = state["max_exp_avg_sq"]
-                mx.copy_(mx.maximum(v))
-                denom = (mx.sqrt() / math.sqrt(bc2)) + eps
+                assign(mx, K.maximum(mx, exp_avg_sq))
+                second = mx
             else:
-                denom = (v.sqrt() / math.sqrt(bc2)) + eps
-            p.addcdiv_(m, denom, value=-lr / bc1)
-
-
-class AdamW(Adam):
-    """msnb implementation of ``torch.optim.AdamW`` (decoupled weight decay, default 1e-2)."""
-
-    _decoupled = True
-
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, **kw):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, **kw)
+                second = exp_avg_sq
+            denom = K.add(K.div(K.sqrt(second), sc(p, bias_correction2_sqrt)), sc(p, eps))
+            assign(p, addcdiv(p, exp_avg, denom, -step_size))

@@ -1,10 +1,26 @@
-"""``torch.nn.modules``."""
+"""``torch.nn.modules``: one file per family, as in PyTorch."""
 
-from .container import *  # noqa: F401,F403
-from .layers import *  # noqa: F401,F403
-from .loss import *  # noqa: F401,F403
 from .module import Module
+from .container import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .batchnorm import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .flatten import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
+from .activation import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
 
-from . import container as _c, layers as _l, loss as _s
+from . import (activation as _act, batchnorm as _bn, container as _c, conv as _conv, dropout as _do, flatten as _fl,
+               linear as _lin, loss as _loss, normalization as _norm, pixelshuffle as _ps, pooling as _pool,
+               rnn as _rnn, sparse as _sp, transformer as _tr)
 
-__all__ = ["Module"] + _c.__all__ + _l.__all__ + _s.__all__
+__all__ = ["Module"]
+for _m in (_c, _lin, _conv, _pool, _bn, _norm, _do, _sp, _fl, _ps, _act, _rnn, _tr, _loss):
+    __all__ += _m.__all__
+del _m

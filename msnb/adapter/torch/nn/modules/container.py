@@ -66,8 +66,34 @@ class Sequential(Module):
         return self
 
 
+def _addindent(s_, num_spaces):
+    lines = s_.split("\n")
+    if len(lines) == 1:
+        return s_
+    first = lines.pop(0)
+    return first + "\n" + "\n".join((num_spaces * " ") + ln if ln.strip() else "" for ln in lines)
+
+
 class ModuleList(Module):
     """msnb implementation of ``torch.nn.ModuleList``."""
+
+    def __repr__(self):
+        """PyTorch's compressed repr: runs of identical children print once as ``(i-j): n x ...``."""
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return type(self).__name__ + "()"
+        spans, blocks = [[0, 0]], [reprs[0]]
+        for i, r in enumerate(reprs[1:], 1):
+            if r == blocks[-1]:
+                spans[-1][1] += 1
+                continue
+            spans.append([i, i])
+            blocks.append(r)
+        lines = []
+        for (a, b), r in zip(spans, blocks):
+            local = f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}"
+            lines.append(_addindent(local, 2))
+        return type(self).__name__ + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def __init__(self, modules=None):
         super().__init__()
@@ -183,6 +209,14 @@ class ParameterList(Module):
 
     def __len__(self):
         return len(self._parameters)
+
+    def extra_repr(self):
+        """PyTorch's listing: ``(i): Parameter containing: [dtype of size AxB]``."""
+        lines = []
+        for k, p in enumerate(self):
+            size = "x".join(str(s) for s in p.shape)
+            lines.append(f"  ({k}): Parameter containing: [{p.dtype} of size {size}]")
+        return "\n".join(lines)
 
     def __iter__(self):
         return iter(self._parameters.values())

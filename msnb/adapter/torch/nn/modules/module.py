@@ -1,10 +1,23 @@
 """``torch.nn.Module`` with PyTorch's registration, traversal, state-dict and
-hook semantics."""
+hook semantics -- and also a MindSpore ``Cell``.
+
+Being a Cell (with parameters that are ``mindspore.Parameter`` s) lets the
+MindSpore-side training styles of the MSAdapter guide run on msnb models:
+``nn.SGD(net.trainable_params())`` with ``value_and_grad``, ``Model.train``,
+``WithLossCell`` + ``TrainOneStepCell``.  PyTorch semantics win where the two
+disagree: calling a module runs PyTorch's hook protocol and ``forward``; the
+Cell methods MindSpore itself calls (``trainable_params``, ``construct``,
+``cells_and_names``, ``set_train``...) are answered from the PyTorch
+registries.  A user attribute whose name a Cell already uses (``self.phase``,
+which MSAdapter users had to rename) is stored and read back unchanged.
+"""
 
 from __future__ import annotations
 
 import itertools
 from collections import OrderedDict
+
+import mindspore as ms
 
 from ..._tensor import Tensor
 from ..parameter import Parameter
@@ -35,13 +48,46 @@ class _Handle:
         self._d.pop(self.id, None)
 
 
-class Module:
-    """msnb implementation of ``torch.nn.Module``."""
+class _UserFirst:
+    """Shadows one of Cell's properties: whatever was last assigned (by the
+    user or by MindSpore) is what reads back, so ``self.phase = x`` works."""
+
+    def __init__(self, name):
+        self.name = name
+        self.cell_prop = getattr(ms.nn.Cell, name)
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        shadow = obj.__dict__.get("_msnb_shadow")
+        if shadow is not None and self.name in shadow:
+            return shadow[self.name]
+        return self.cell_prop.__get__(obj, owner)
+
+    def __set__(self, obj, value):
+        obj.__dict__.setdefault("_msnb_shadow", {})[self.name] = value
+
+
+_CELL_PROPERTIES = [n for n in dir(ms.nn.Cell)
+                    if not n.startswith("_") and isinstance(getattr(ms.nn.Cell, n, None), property)]
+
+
+def _adapt_inputs(args):
+    """Plain MindSpore tensors (e.g. from ``mindspore.dataset``) become adapter tensors."""
+    if not any(type(a) is ms.Tensor for a in args):
+        return args
+    from ..._interop import cast_to_adapter_tensor
+    return tuple(cast_to_adapter_tensor(a) if type(a) is ms.Tensor else a for a in args)
+
+
+class Module(ms.nn.Cell):
+    """msnb implementation of ``torch.nn.Module`` (also a ``mindspore.nn.Cell``)."""
 
     training: bool
     _version = 1
 
     def __init__(self, *args, **kwargs):
+        ms.nn.Cell.__init__(self)
         d = self.__dict__
         d["training"] = True
         d["_parameters"] = OrderedDict()
@@ -54,7 +100,12 @@ class Module:
 
     forward = None
 
+    def construct(self, *args, **kwargs):
+        """What MindSpore calls: PyTorch's ``forward``."""
+        return self.forward(*args, **kwargs)
+
     def __call__(self, *args, **kwargs):
+        args = _adapt_inputs(args)
         d = self.__dict__
         if d["_forward_pre_hooks"]:
             for h in list(d["_forward_pre_hooks"].values()):
@@ -83,6 +134,7 @@ class Module:
         if isinstance(value, Parameter):
             self._drop(name)
             params[name] = value
+            d["_params"][name] = value
         elif name in params:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
@@ -91,6 +143,7 @@ class Module:
         elif isinstance(value, Module):
             self._drop(name)
             d["_modules"][name] = value
+            d["_cells"][name] = value
         elif name in d["_modules"]:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
@@ -109,7 +162,7 @@ class Module:
     def _drop(self, name):
         d = self.__dict__
         d.pop(name, None)
-        for k in ("_parameters", "_buffers", "_modules"):
+        for k in ("_parameters", "_buffers", "_modules", "_params", "_cells"):
             d[k].pop(name, None)
 
     def __getattr__(self, name):
@@ -124,7 +177,7 @@ class Module:
         d = self.__dict__
         for k in ("_parameters", "_buffers", "_modules"):
             if name in d[k]:
-                del d[k][name]
+                self._drop(name)
                 return
         object.__delattr__(self, name)
 
@@ -139,6 +192,8 @@ class Module:
                             "(torch.nn.Parameter or None required)")
         self._drop(name)
         self._parameters[name] = param
+        if param is not None:
+            self.__dict__["_params"][name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
         if "." in name:
@@ -158,6 +213,8 @@ class Module:
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         self._drop(name)
         self._modules[name] = module
+        if module is not None:
+            self.__dict__["_cells"][name] = module
 
     register_module = add_module
 
@@ -222,6 +279,41 @@ class Module:
     def buffers(self, recurse=True):
         for _, b in self.named_buffers(recurse=recurse):
             yield b
+
+    # --- what MindSpore asks a Cell ----------------------------------------------------
+    def _named_ms_parameters(self, prefix=""):
+        for name, p in self.named_parameters(prefix=prefix):
+            p.name = name  # MindSpore optimizers and the MSAdapter guide filter on ``param.name``
+            yield name, p
+
+    def parameters_and_names(self, name_prefix="", expand=True):
+        yield from self._named_ms_parameters(name_prefix)
+
+    def get_parameters(self, expand=True):
+        for _, p in self._named_ms_parameters():
+            yield p
+
+    def trainable_params(self, recurse=True):
+        return [p for _, p in self._named_ms_parameters() if p.requires_grad]
+
+    def untrainable_params(self, recurse=True):
+        return [p for _, p in self._named_ms_parameters() if not p.requires_grad]
+
+    def parameters_dict(self, recurse=True):
+        return OrderedDict(self._named_ms_parameters())
+
+    def cells_and_names(self, cells=None, name_prefix=""):
+        yield from self.named_modules(prefix=name_prefix)
+
+    def name_cells(self):
+        return OrderedDict(self.named_children())
+
+    def cells(self):
+        return list(self.children())
+
+    def set_train(self, mode=True):
+        self.train(bool(mode))
+        return self
 
     # --- modes and conversions ----------------------------------------------------
     def train(self, mode=True):
@@ -412,3 +504,9 @@ class Module:
 
     def share_memory(self):
         return self
+
+
+for _name in _CELL_PROPERTIES:
+    if _name not in Module.__dict__:
+        setattr(Module, _name, _UserFirst(_name))
+del _name

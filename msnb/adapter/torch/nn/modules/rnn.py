@@ -1,0 +1,346 @@
+"""Recurrent layers (as in PyTorch's ``torch/nn/modules/rnn.py``): ``RNN``,
+``LSTM``, ``GRU`` and their cells, with PyTorch's parameter names
+(``weight_ih_l0``, ``weight_hh_l0_reverse``, ...), gate order (LSTM ``i, f, g,
+o``; GRU ``r, z, n``) and initialisation.
+
+Per layer, the input projection of every time step is one matmul; each step
+then costs one matmul against ``weight_hh`` plus a few pointwise kernels on
+whole gate blocks."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from ... import _dtype as D
+from ..._ops import pointwise as P, shape as S
+from ..._ops.creation import empty, zeros
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _rnn_step(xg, h, w_hh, b_hh, relu):
+    pre = P.add(xg, F.linear(h, w_hh, b_hh))
+    return P.relu(pre) if relu else P.tanh(pre)
+
+
+def _lstm_step(xg, h, c, w_hh, b_hh, w_hr):
+    H = c.shape[-1]
+    i, f, g, o = F._split(P.add(xg, F.linear(h, w_hh, b_hh)), (H, H, H, H), -1)
+    c = P.add(P.mul(P.sigmoid(f), c), P.mul(P.sigmoid(i), P.tanh(g)))
+    h = P.mul(P.sigmoid(o), P.tanh(c))
+    if w_hr is not None:
+        h = F.linear(h, w_hr)
+    return h, c
+
+
+def _gru_step(xg, h, w_hh, b_hh):
+    H = h.shape[-1]
+    x_rz, x_n = F._split(xg, (2 * H, H), -1)
+    h_rz, h_n = F._split(F.linear(h, w_hh, b_hh), (2 * H, H), -1)
+    r, z = F._split(P.sigmoid(P.add(x_rz, h_rz)), (H, H), -1)
+    n = P.tanh(P.add(x_n, P.mul(r, h_n)))
+    return P.add(n, P.mul(z, P.sub(h, n)))
+
+
+class RNNBase(Module):
+    """msnb implementation of ``torch.nn.RNNBase``: parameters, init, ``extra_repr``
+    and the multi-layer, bidirectional time loop shared by RNN, LSTM and GRU."""
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__()
+        if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
+            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
+                             "element being zeroed")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                          f"expects num_layers greater than 1, but got dropout={dropout} and "
+                          f"num_layers={num_layers}", stacklevel=2)
+        if not isinstance(hidden_size, int) or hidden_size <= 0:
+            raise ValueError("hidden_size must be an integer greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if mode not in _GATES:
+            raise ValueError(f"Unrecognized RNN mode: {mode}")
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
+        self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
+        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
+        d = dtype or D.get_default_dtype()
+        num_dir = 2 if bidirectional else 1
+        gate = _GATES[mode] * hidden_size
+        real_h = proj_size if proj_size > 0 else hidden_size
+        self._flat_weights_names = []
+        self._all_weights = []
+        for layer in range(num_layers):
+            for direction in range(num_dir):
+                in_size = input_size if layer == 0 else real_h * num_dir
+                sfx = "_reverse" if direction == 1 else ""
+                shapes = [(f"weight_ih_l{layer}{sfx}", (gate, in_size)), (f"weight_hh_l{layer}{sfx}", (gate, real_h))]
+                if bias:
+                    shapes += [(f"bias_ih_l{layer}{sfx}", (gate,)), (f"bias_hh_l{layer}{sfx}", (gate,))]
+                if proj_size > 0:
+                    shapes.append((f"weight_hr_l{layer}{sfx}", (proj_size, hidden_size)))
+                for name, shape in shapes:
+                    setattr(self, name, Parameter(empty(*shape, dtype=d)))
+                self._flat_weights_names.extend(n for n, _ in shapes)
+                self._all_weights.append([n for n, _ in shapes])
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, n) for n in names] for names in self._all_weights]
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    def _weights(self, layer, direction):
+        sfx = "_reverse" if direction == 1 else ""
+        get = self._parameters.get
+        return (get(f"weight_ih_l{layer}{sfx}"), get(f"weight_hh_l{layer}{sfx}"), get(f"bias_ih_l{layer}{sfx}"),
+                get(f"bias_hh_l{layer}{sfx}"), get(f"weight_hr_l{layer}{sfx}"))
+
+    def _run_direction(self, x, h, c, layer, direction):
+        """One layer, one direction over the whole sequence ``x`` (T, B, I)."""
+        w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, direction)
+        mode = self.mode
+        xg = F.linear(x, w_ih, b_ih)
+        if b_hh is not None and mode != "GRU":  # folded once instead of once per step
+            xg = P.add(xg, b_hh)
+            b_hh = None
+        steps = F._unbind(xg, 0)
+        T = len(steps)
+        outs = [None] * T
+        order = range(T - 1, -1, -1) if direction == 1 else range(T)
+        for t in order:
+            if mode == "LSTM":
+                h, c = _lstm_step(steps[t], h, c, w_hh, b_hh, w_hr)
+            elif mode == "GRU":
+                h = _gru_step(steps[t], h, w_hh, b_hh)
+            else:
+                h = _rnn_step(steps[t], h, w_hh, b_hh, mode == "RNN_RELU")
+            outs[t] = h
+        return F._stack(outs, 0), h, c
+
+    def _check_input(self, input, hx):
+        if input.ndim not in (2, 3):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.ndim}D instead")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {input.shape[-1]}")
+
+    def _forward(self, input, hx, cx):
+        if hasattr(input, "batch_sizes"):  # a PackedSequence
+            raise NotImplementedError(f"torch.nn.{type(self).__name__} on a PackedSequence is not supported by "
+                                      "msnb yet")
+        self._check_input(input, hx)
+        batched = input.ndim == 3
+        x = input
+        if not batched:
+            x = x.unsqueeze(1)
+            hx = hx.unsqueeze(1) if hx is not None else None
+            cx = cx.unsqueeze(1) if cx is not None else None
+        elif self.batch_first:
+            x = x.transpose(0, 1)
+        num_dir = 2 if self.bidirectional else 1
+        B = x.shape[1]
+        real_h = self.proj_size if self.proj_size > 0 else self.hidden_size
+        want_h = (self.num_layers * num_dir, B, real_h)
+        if hx is None:
+            hx = zeros(*want_h, dtype=x.dtype)
+        elif tuple(hx.shape) != want_h:
+            raise RuntimeError(f"Expected hidden size {want_h}, got {list(hx.shape)}")
+        if self.mode == "LSTM":
+            want_c = (self.num_layers * num_dir, B, self.hidden_size)
+            if cx is None:
+                cx = zeros(*want_c, dtype=x.dtype)
+            elif tuple(cx.shape) != want_c:
+                raise RuntimeError(f"Expected hidden size {want_c}, got {list(cx.shape)}")
+        h0s = F._unbind(hx, 0)
+        c0s = F._unbind(cx, 0) if cx is not None else None
+        hs, cs = [], []
+        for layer in range(self.num_layers):
+            dir_outs = []
+            for direction in range(num_dir):
+                k = layer * num_dir + direction
+                out, h, c = self._run_direction(x, h0s[k], c0s[k] if c0s is not None else None, layer, direction)
+                dir_outs.append(out)
+                hs.append(h)
+                cs.append(c)
+            x = dir_outs[0] if num_dir == 1 else S.cat(dir_outs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        h_n = F._stack(hs, 0)
+        c_n = F._stack(cs, 0) if self.mode == "LSTM" else None
+        if not batched:
+            x = x.squeeze(1)
+            h_n = h_n.squeeze(1)
+            c_n = c_n.squeeze(1) if c_n is not None else None
+        elif self.batch_first:
+            x = x.transpose(0, 1)
+        return x, h_n, c_n
+
+
+class RNN(RNNBase):
+    """msnb implementation of ``torch.nn.RNN`` (tanh or relu)."""
+
+    def __init__(self, *args, **kwargs):
+        args = list(args)
+        nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if len(args) > 3:  # (input_size, hidden_size, num_layers, nonlinearity, bias, ...)
+            nonlinearity = args.pop(3)
+        if nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        super().__init__(mode, *args, **kwargs)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        out, h, _ = self._forward(input, hx, None)
+        return out, h
+
+
+class LSTM(RNNBase):
+    """msnb implementation of ``torch.nn.LSTM`` (``proj_size`` supported)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        h0, c0 = hx if hx is not None else (None, None)
+        if (h0 is None) != (c0 is None):
+            raise RuntimeError("LSTM expects both h_0 and c_0, or neither")
+        out, h, c = self._forward(input, h0, c0)
+        return out, (h, c)
+
+
+class GRU(RNNBase):
+    """msnb implementation of ``torch.nn.GRU``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__("GRU", *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        out, h, _ = self._forward(input, hx, None)
+        return out, h
+
+
+class RNNCellBase(Module):
+    """msnb implementation of ``torch.nn.RNNCellBase``."""
+
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        d = dtype or D.get_default_dtype()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        self.weight_ih = Parameter(empty(num_chunks * hidden_size, input_size, dtype=d))
+        self.weight_hh = Parameter(empty(num_chunks * hidden_size, hidden_size, dtype=d))
+        if bias:
+            self.bias_ih = Parameter(empty(num_chunks * hidden_size, dtype=d))
+            self.bias_hh = Parameter(empty(num_chunks * hidden_size, dtype=d))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _prepare(self, input, hx):
+        if input.ndim not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.ndim}D instead")
+        if hx is not None and hx.ndim != input.ndim:
+            raise ValueError(f"{type(self).__name__}: Expected hidden to be {input.ndim}D, got {hx.ndim}D instead")
+        batched = input.ndim == 2
+        x = input if batched else input.unsqueeze(0)
+        if hx is None:
+            hx = zeros(x.shape[0], self.hidden_size, dtype=x.dtype)
+        elif not batched:
+            hx = hx.unsqueeze(0)
+        return x, hx, batched
+
+
+class RNNCell(RNNCellBase):
+    """msnb implementation of ``torch.nn.RNNCell``."""
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        if nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {nonlinearity}")
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        x, h, batched = self._prepare(input, hx)
+        h = _rnn_step(F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh,
+                      self.nonlinearity == "relu")
+        return h if batched else h.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    """msnb implementation of ``torch.nn.LSTMCell``."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input, hx=None):
+        x, h, batched = self._prepare(input, hx[0] if hx is not None else None)
+        if hx is None:
+            c = zeros(x.shape[0], self.hidden_size, dtype=x.dtype)
+        else:
+            c = hx[1] if batched else hx[1].unsqueeze(0)
+        h, c = _lstm_step(F.linear(x, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh, None)
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(RNNCellBase):
+    """msnb implementation of ``torch.nn.GRUCell``."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input, hx=None):
+        x, h, batched = self._prepare(input, hx)
+        h = _gru_step(F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        return h if batched else h.squeeze(0)

@@ -1,0 +1,45 @@
+"""Helpers shared by the model builders: the ``weights`` / legacy ``pretrained`` arguments.
+
+torchvision downloads pretrained weights from ``download.pytorch.org``; msnb
+cannot (no network in the notebook's runtime, and no ``*_Weights`` enums), so
+any request for pretrained weights fails loudly with the way to load a local
+checkpoint instead.  ``pretrained=False`` is accepted with torchvision's
+deprecation warning, like torchvision 0.13+.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+__all__ = ["handle_weights", "make_divisible"]
+
+
+def handle_weights(builder: str, weights, kwargs: dict) -> None:
+    """Validate ``weights`` and pop the legacy ``pretrained`` flag from ``kwargs``.
+
+    Raises ``NotImplementedError`` for anything but untrained weights, because
+    silently returning a randomly initialised model for ``weights="DEFAULT"``
+    would give wrong predictions without any error.
+    """
+    if "pretrained" in kwargs or isinstance(weights, bool):
+        # torchvision 0.13+ maps the legacy bool (``pretrained=`` or a bool ``weights``) to DEFAULT / None
+        pretrained = kwargs.pop("pretrained") if "pretrained" in kwargs else weights
+        warnings.warn("The parameter 'pretrained' is deprecated since 0.13 and may be removed in the future, "
+                      "please use 'weights' instead.", UserWarning, stacklevel=3)
+        weights = "DEFAULT" if pretrained else None
+    if weights is not None:
+        raise NotImplementedError(
+            f"torchvision.models.{builder}(weights={weights!r}) is not supported by msnb: pretrained weights "
+            f"cannot be downloaded here. Build the model untrained and load a local checkpoint instead: "
+            f"model = torchvision.models.{builder}(weights=None); "
+            f"model.load_state_dict(torch.load(path))")
+
+
+def make_divisible(v: float, divisor: int, min_value: int | None = None) -> int:
+    """torchvision's ``_make_divisible``: round channels to a multiple of ``divisor``, never below 90 % of ``v``."""
+    if min_value is None:
+        min_value = divisor
+    new_v = max(min_value, int(v + divisor / 2) // divisor * divisor)
+    if new_v < 0.9 * v:
+        new_v += divisor
+    return new_v

@@ -1,0 +1,1 @@
+"""Differential tests of msnb.adapter.torch.optim against real PyTorch."""
