@@ -20,5 +20,5 @@ test: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --upgrade pip
-	$(VENV)/bin/python -m pip install -e ".[test]"
+	$(VENV)/bin/python -m pip install -e ".[test,notebooks]"
 	touch $@

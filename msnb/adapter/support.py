@@ -147,6 +147,18 @@ def build_registry() -> dict:
             if ns == "torch" and n not in torch_top:
                 continue
             add(f"{ns}.{n}")
+    # methods of the classes users call methods on (``net.train()``, ``optimizer.step()``)
+    from .torch import nn, optim
+    from .torch.utils import data
+    for qual, cls in (("torch.nn.Module", nn.Module), ("torch.optim.Optimizer", optim.Optimizer),
+                      ("torch.utils.data.DataLoader", data.DataLoader),
+                      ("torch.utils.data.Dataset", data.Dataset)):
+        for k in cls.__mro__:
+            if not k.__module__.startswith("msnb."):
+                continue
+            for n, v in vars(k).items():
+                if not n.startswith("_") and callable(v) or isinstance(v, property) and not n.startswith("_"):
+                    add(f"{qual}.{n}")
     tensor_api = set(_api_names.TENSOR_METHODS) | {"__getitem__", "__setitem__", "__format__", "__array__",
                                                  "__iter__", "__len__", "__bool__", "__float__", "__int__"}
     for n in sorted(tensor_api):

@@ -54,6 +54,31 @@ def _panel(magics: "MsnbMagics", args: str) -> None:
     return None
 
 
+@subcommand("fix")
+def _fix(magics: "MsnbMagics", args: str) -> None:
+    """Show the analyzer's rewrite of the last analyzed cell as a diff and put
+    the fixed cell in the next input, for the user to review and run."""
+    if args.strip():
+        raise UsageError("%msnb fix takes no arguments")
+    from msnb.runtime.analysis import history, last_analyzed
+
+    source, mode = last_analyzed()
+    if source is None:
+        print("msnb: no analyzed cell yet: run a %%torch_on_ascend cell first")
+        return None
+    from msnb.analyzer import fix
+    from msnb.analyzer.report import render_diff
+
+    earlier = history()[:-1]
+    fixed = fix(source, mode=mode or "pynative", context=earlier)
+    if fixed == source:
+        print("msnb: nothing to fix in the last analyzed cell")
+        return None
+    print(render_diff(source, fixed))
+    magics.shell.set_next_input(fixed, replace=False)
+    return None
+
+
 @magics_class
 class MsnbMagics(Magics):
     """``%msnb``; shares the runtime of the ``torch_on_ascend`` magics."""
@@ -68,7 +93,7 @@ class MsnbMagics(Magics):
 
     @line_magic
     def msnb(self, line: str) -> Any:
-        """msnb commands: %msnb status, %msnb panel (others are listed by %msnb)."""
+        """msnb commands: %msnb status, %msnb panel, %msnb fix (all are listed by %msnb)."""
         name, _, rest = line.strip().partition(" ")
         names = ", ".join(sorted(SUBCOMMANDS))
         if not name:

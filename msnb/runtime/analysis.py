@@ -8,7 +8,27 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-__all__ = ["CellBlocked", "check"]
+__all__ = ["CellBlocked", "check", "last_analyzed", "reset_history"]
+
+#: Sources of earlier analyzed cells: the analyzer infers types from them
+#: (``loss = criterion(out, y)`` in one cell, ``f"{loss:.4f}"`` in the next).
+_HISTORY: list[str] = []
+_HISTORY_LIMIT = 50
+_LAST: dict[str, str | None] = {"source": None, "mode": None}
+
+
+def last_analyzed() -> tuple[str | None, str | None]:
+    """``(source, mode)`` of the last cell the analyzer saw (for ``%msnb fix``)."""
+    return _LAST["source"], _LAST["mode"]
+
+
+def history() -> tuple[str, ...]:
+    return tuple(_HISTORY)
+
+
+def reset_history() -> None:
+    _HISTORY.clear()
+    _LAST.update(source=None, mode=None)
 
 
 class CellBlocked(Exception):
@@ -44,12 +64,20 @@ def check(source: str, mode: str, show: Callable[[dict[str, str]], None]) -> Non
         from msnb.analyzer import analyze
     except ImportError:
         return
-    findings = list(analyze(source, mode=mode))
+    try:
+        from msnb.analyzer import has_blocking
+    except ImportError:  # an analyzer without the helper: every error blocks
+        def has_blocking(found, _mode):
+            return any(_severity(f) == "error" for f in found)
+    findings = list(analyze(source, mode=mode, context=tuple(_HISTORY)))
+    _LAST.update(source=source, mode=mode)
+    _HISTORY.append(source)
+    del _HISTORY[:-_HISTORY_LIMIT]
     if not findings:
         return
     show(_render(findings))
-    errors = sum(_severity(f) == "error" for f in findings)
-    if errors:
+    if has_blocking(findings, mode):
+        errors = sum(_severity(f) == "error" for f in findings)
         raise CellBlocked(
             f"msnb: cell not run: {errors} error finding(s) above "
             "(fix them, or run with --no-analyze)"

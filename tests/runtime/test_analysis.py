@@ -21,7 +21,7 @@ def fake_analyzer(monkeypatch):
     analyzer = types.ModuleType("msnb.analyzer")
     report = types.ModuleType("msnb.analyzer.report")
 
-    def analyze(source, mode):
+    def analyze(source, mode, context=()):
         calls.append((source, mode))
         return list(findings)
 

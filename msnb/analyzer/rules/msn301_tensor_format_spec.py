@@ -29,9 +29,11 @@ class TensorFormatSpec(Rule):
     ``f"{loss:.4f}"``, ``"{:.6f}".format(loss)``, ``"%.2f" % acc``.
 
     Why: ``Tensor.__format__`` only accepts a spec for one-element tensors
-    (it formats ``.item()``); adapter tensors did not support it at all
+    (it formats ``.item()``) and raises ``TypeError`` for larger ones.  msnb
+    behaves exactly so; MSAdapter's tensors did not support it at all
     (MSAdapter guide 4.4: ``f"{class_names[labels[i]]}: {probs[i]:.2f}"``
-    must be converted first).
+    had to be converted first).  Hence ``info``: the code runs on msnb when
+    the tensor has one element, and ``.item()`` says so explicitly.
 
     Fix safety: safe.  The tensor gets ``.item()``: a format spec on a
     tensor only works in PyTorch when the tensor has one element, and then
@@ -44,11 +46,11 @@ class TensorFormatSpec(Rule):
     NAME = "tensor-format-spec"
     CATEGORY = Category.FORMAT_STRING
     MESSAGE = "tensor formatted with a format spec"
-    WHY = ("Formatting a tensor with a spec like `:.4f` only works for one-element tensors in PyTorch "
-           "and is not supported for adapter tensors.")
+    WHY = ("A format spec like `:.4f` works on one-element tensors (in PyTorch and in msnb) and raises "
+           "TypeError on larger ones; older adapters (MSAdapter) did not support it at all.")
     SUGGESTION = "Format the Python number: `f\"{loss.item():.4f}\"`."
-    SEVERITY_PYNATIVE = Severity.WARNING
-    SEVERITY_GRAPH = Severity.WARNING
+    SEVERITY_PYNATIVE = Severity.INFO
+    SEVERITY_GRAPH = Severity.INFO
     FIX_SAFETY = "Safe: PyTorch formats `.item()` in exactly these cases."
     VALID = [
         Valid("import torch\nloss = torch.ones(())\nprint(f'{loss.item():.4f}')\n"),

@@ -142,7 +142,8 @@ add("0d[reductions]", both("sum") + both("mean") + both("max") + both("argmax") 
     lambda t, x: (x.sum(), x.mean(0), x.max(), x.argmax(), x.prod(), x.amax(), x.cumsum(0), x.sum(dim=0, keepdim=True)),
     np.array(2.5, np.float32))
 add("empty[reductions]", both("sum") + both("mean") + both("prod") + both("any") + both("all"),
-    lambda t, x: (x.sum(), x.sum(0), x.prod(1), x.any(), x.all(), x.mean(1), x.amax(1)), np.zeros((0, 3), np.float32),
+    lambda t, x: (x.sum(), x.sum(0), x.prod(1), x.any(), x.all(), x.mean(1), x.amax(1), x.T.sum(1), x.T.prod(1),
+                  x.T.mean(1), x.prod(), x.mean(), x.sum(0, keepdim=True), x.long().sum(0)), np.zeros((0, 3), np.float32),
     grad=False)
 
 # --- second-order gradients --------------------------------------------------------------------------

@@ -56,6 +56,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dims = dims_of(x, dim)
     if x.ndim == 0:
         res = wrap(K.identity(x))
+    elif 0 in x.shape:
+        res = _empty_reduce(x, dims, keepdim, 0)
     else:
         res = wrap(K.sum(x, dims, keepdim))
     if needs_grad(x):
@@ -63,6 +65,16 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         record("SumBackward1" if dim is not None else "SumBackward0", res, (x,),
                lambda g: (_expand_back(g, shp, dims, keepdim),))
     return write_out(out, res)
+
+
+def _empty_reduce(x, dims, keepdim, value):
+    """Reduction of a tensor with no elements: ``value`` everywhere in the
+    result (MindSpore's kernels return uninitialised memory here)."""
+    shape = [1 if i in dims else s for i, s in enumerate(x.shape)] if keepdim else \
+        [s for i, s in enumerate(x.shape) if i not in dims]
+    if 0 in shape:
+        return wrap(K.zeros(tuple(shape), x.dtype))
+    return wrap(K.fill(x.dtype, tuple(shape), value))
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -79,7 +91,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     n = 1
     for d in dims if x.ndim else ():
         n *= x.shape[d]
-    res = wrap(K.mean(x, dims, keepdim)) if x.ndim else wrap(K.identity(x))
+    res = wrap(K.mean(x, dims, keepdim)) if x.ndim and n else wrap(K.identity(x)) if not x.ndim else \
+        _empty_reduce(x, dims, keepdim, float("nan"))
     if needs_grad(x):
         shp = tuple(x.shape)
         record("MeanBackward1" if dim is not None else "MeanBackward0", res, (x,),
@@ -92,7 +105,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if not x.dtype.is_floating_point:
         x = cast(x, D.int64)
     dims = dims_of(x, dim)
-    res = wrap(K.prod(x, dims, keepdim)) if x.ndim else wrap(K.identity(x))
+    res = wrap(K.prod(x, dims, keepdim)) if x.ndim and 0 not in x.shape else wrap(K.identity(x)) if not x.ndim else \
+        _empty_reduce(x, dims, keepdim, 1)
     if needs_grad(x):
         shp = tuple(x.shape)
         record("ProdBackward0", res, (x,),

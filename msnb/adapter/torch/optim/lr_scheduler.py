@@ -107,10 +107,10 @@ def _set_momentum(group, value, use_beta1):
         group["momentum"] = value
 
 
-def _momentum_key(optimizer, cycle_momentum):
-    """Whether momentum cycling uses ``betas`` (True) or ``momentum`` (False)."""
+def _uses_beta1(optimizer):
+    """Whether momentum cycling drives ``betas[0]`` (Adam family) rather than ``momentum`` (SGD family)."""
     defaults = optimizer.defaults
-    if cycle_momentum and "momentum" not in defaults and "betas" not in defaults:
+    if "momentum" not in defaults and "betas" not in defaults:
         raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
     return "betas" in defaults
 
@@ -243,15 +243,18 @@ class LRScheduler:
     def _unchanged(self):
         return [g["lr"] for g in self.optimizer.param_groups]
 
-    def _resuming(self):
-        """True during the constructor's step of a scheduler created with ``last_epoch >= 0``.
+    def _constructing(self):
+        """True during the step the constructor takes.
 
-        ``ExponentialLR``, ``LinearLR``, ``PolynomialLR``, ``MultiplicativeLR``
-        and ``CosineAnnealingLR`` leave the lr alone on that step (the
-        optimizer's lr, typically just loaded from a checkpoint, is taken as
-        current); ``StepLR``, ``MultiStepLR`` and ``ConstantLR`` apply their
-        usual rule.  Measured on PyTorch 2.13 and reproduced here."""
-        return self._is_initial and self.last_epoch > 0
+        ``ExponentialLR``, ``MultiplicativeLR``, ``PolynomialLR`` and
+        ``CosineAnnealingLR`` (``LinearLR`` past epoch 0) keep the optimizer's
+        lr on that step: on a fresh start it already is the epoch-0 lr, and on
+        resume (``last_epoch >= 0``) the lr loaded from a checkpoint is taken
+        as current.  Afterwards they apply their rule at every epoch, epoch 0
+        included (a rewound ``SequentialLR`` child can step into it).
+        ``StepLR``, ``MultiStepLR`` and ``ConstantLR`` apply their rule on the
+        constructor's step as well.  Measured on PyTorch 2.13."""
+        return self._is_initial
 
 
 def _record_initial_lrs(optimizer, last_epoch):
@@ -307,11 +310,11 @@ class LambdaLR(_PerGroupLambdas):
 
 
 class MultiplicativeLR(_PerGroupLambdas):
-    """msnb implementation of ``torch.optim.lr_scheduler.MultiplicativeLR``: ``lr *= f(epoch)`` after epoch 0."""
+    """msnb implementation of ``torch.optim.lr_scheduler.MultiplicativeLR``: ``lr *= f(epoch)`` each epoch."""
 
     def get_lr(self):
         self._check_get_lr_caller()
-        if self.last_epoch <= 0 or self._resuming():
+        if self._constructing():
             return self._unchanged()
         return [g["lr"] * f(self.last_epoch) for g, f in zip(self.optimizer.param_groups, self.lr_lambdas)]
 
@@ -410,7 +413,7 @@ class LinearLR(LRScheduler):
         t = self.last_epoch
         if t == 0:
             return self._scaled(self.start_factor)
-        if t > self.total_iters or self._resuming():
+        if t > self.total_iters or self._constructing():
             return self._unchanged()
         slope = self.end_factor - self.start_factor
         return self._scaled(1.0 + slope / (self.total_iters * self.start_factor + (t - 1) * slope))
@@ -430,7 +433,7 @@ class ExponentialLR(LRScheduler):
 
     def get_lr(self):
         self._check_get_lr_caller()
-        if self.last_epoch == 0 or self._resuming():
+        if self._constructing():
             return self._unchanged()
         return self._scaled(self.gamma)
 
@@ -452,7 +455,7 @@ class PolynomialLR(LRScheduler):
     def get_lr(self):
         self._check_get_lr_caller()
         t, T = self.last_epoch, self.total_iters
-        if t == 0 or t > T or self._resuming():
+        if t > T or self._constructing():
             return self._unchanged()
         ratio = (1.0 - t / T) / (1.0 - (t - 1) / T)
         return self._scaled(ratio ** self.power)
@@ -485,7 +488,7 @@ class CosineAnnealingLR(LRScheduler):
         self._check_get_lr_caller()
         t, T, lo = self.last_epoch, self.T_max, self.eta_min
         groups = self.optimizer.param_groups
-        if t == 0 or self._resuming():
+        if self._constructing():
             return self._unchanged()
         if (t - 1 - T) % (2 * T) == 0:
             lift = (1 - math.cos(math.pi / T)) / 2
@@ -576,11 +579,15 @@ def _check_same_optimizer(owner, schedulers, optimizer):
 
 
 def _rewind(sched):
-    """Undo a scheduler's constructor step (nested ``SequentialLR`` rewinds its children)."""
+    """Undo a scheduler's constructor step.
+
+    A nested ``SequentialLR`` rewinds its children but keeps its own epoch
+    count (PyTorch 2.13's behaviour, measured)."""
     if isinstance(sched, SequentialLR):
         for child in sched._schedulers:
             _rewind(child)
-    sched.last_epoch -= 1
+    else:
+        sched.last_epoch -= 1
 
 
 class SequentialLR(LRScheduler):
@@ -798,7 +805,7 @@ class CyclicLR(LRScheduler):
                            "exp_range": "iterations"}[mode] if scale_fn is None else scale_mode
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            self.use_beta1 = _momentum_key(optimizer, True)
+            self.use_beta1 = _uses_beta1(optimizer)
             self.base_momentums = _one_per_group("base_momentum", optimizer, base_momentum)
             self.max_momentums = _one_per_group("max_momentum", optimizer, max_momentum)
             if last_epoch == -1:
@@ -896,7 +903,7 @@ class OneCycleLR(LRScheduler):
                 group["min_lr"] = start / final_div_factor
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            self.use_beta1 = _momentum_key(optimizer, True)
+            self.use_beta1 = _uses_beta1(optimizer)
             if last_epoch == -1:
                 lows = _one_per_group("base_momentum", optimizer, base_momentum)
                 highs = _one_per_group("max_momentum", optimizer, max_momentum)
