@@ -63,6 +63,7 @@ NAMESPACES = {
     "torch.optim.lr_scheduler": "msnb.adapter.torch.optim.lr_scheduler",
     "torch.autograd": "msnb.adapter.torch.autograd",
     "torch.cuda": "msnb.adapter.torch.cuda",
+    "torch.cuda.amp": "msnb.adapter.torch.cuda.amp",
     "torch.amp": "msnb.adapter.torch.amp",
     "torch.accelerator": "msnb.adapter.torch.accelerator",
     "torch.utils.data": "msnb.adapter.torch.utils.data",
@@ -106,6 +107,16 @@ PARTIAL = {
     "torch.set_printoptions": "accepted and ignored",
     "torch.set_num_threads": "accepted and ignored",
     "torch.Tensor.data_ptr": "identifies the shared data of a tensor and its views, not a memory address",
+    **{f"torchvision.models.{m}": "weights must be None (no pretrained downloads): load a local checkpoint "
+                                  "with model.load_state_dict(torch.load(path))"
+       for m in ("resnet18", "resnet34", "resnet50", "vgg11", "vgg11_bn", "vgg16", "vgg16_bn", "mobilenet_v2",
+                 "alexnet", "squeezenet1_0", "squeezenet1_1")},
+    "torch.relu": "NaN inputs give 0 (MindSpore's kernel); PyTorch gives NaN",
+    "torch.Tensor.relu": "NaN inputs give 0 (MindSpore's kernel); PyTorch gives NaN",
+    "torch.nn.functional.relu": "NaN inputs give 0 (MindSpore's kernel); PyTorch gives NaN",
+    "torch.nn.ReLU": "NaN inputs give 0 (MindSpore's kernel); PyTorch gives NaN",
+    "torch.tanh": "accurate to 3e-5 relative on CPU (MindSpore's kernel), not 1e-5",
+    "torch.Tensor.tanh": "accurate to 3e-5 relative on CPU (MindSpore's kernel), not 1e-5",
 }
 
 

@@ -14,7 +14,8 @@ from msnb.analyzer.notebook import cell_mode, fix_notebook, format_location, sca
 from msnb.analyzer.report import render_diff, render_html, render_text, summary
 
 REPO = Path(__file__).resolve().parents[2]
-CELL = "import torch\nx = torch.ones(2).cuda()\nx.add_(1)\nprint(f'{x.sum():.2f} <b>')\n"
+CELL = ("import torch\nx = torch.ones(2).cuda()\nx.add_(1)\nprint(f'{x.sum():.2f} <b>')\n"
+        "state = torch.load('model.pth')\n")
 
 
 def test_render_text_and_html():

@@ -33,12 +33,14 @@ from ._interop import cast_to_adapter_tensor, cast_to_ms_tensor, is_tensor, is_s
     get_float32_matmul_precision
 from . import cuda, backends, accelerator, _api_names
 from .serialization import save, load
+from .amp.autocast_mode import autocast, is_autocast_enabled, get_autocast_dtype, set_autocast_enabled, \
+    set_autocast_dtype
 
 __version__ = "2.13.0+msnb"
 version = type("version", (), {"__version__": __version__, "cuda": None, "git_version": "msnb",
                                "mindspore": _MS_VERSION})
 
-FloatTensor = DoubleTensor = LongTensor = IntTensor = BoolTensor = ByteTensor = HalfTensor = Tensor
+from ._legacy import *  # noqa: F401,F403 - FloatTensor, LongTensor, ...
 strided = "torch.strided"
 contiguous_format = preserve_format = channels_last = "torch.contiguous_format"
 import builtins as _b

@@ -135,6 +135,11 @@ def inplace(self, new):
     if base is None:
         if grad_on and self._req_grad and self._grad_fn is None:
             raise RuntimeError(_LEAF_INPLACE)
+        if grad_on and new._grad_fn is None and self._grad_fn is not None:
+            # a constant written over a tensor in the graph (``zero_``, ``fill_``):
+            # the old value gets a zero gradient, as in PyTorch
+            new = wrap(K.identity(new))
+            record("FillBackward0", new, (self,), lambda g: (g * 0,))
         set_data(self, new)
         self._v += 1
         if grad_on and (new._grad_fn is not None or self._grad_fn is not None):

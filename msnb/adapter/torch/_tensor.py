@@ -514,7 +514,11 @@ class Tensor(ms.Tensor):
         if not isinstance(src, TensorPy):
             src = C.tensor(src)
         src = src if isinstance(src, Tensor) else _core.wrap(_core.K.identity(src))
+        if src.dtype is not self.dtype:
+            src = _core.cast(src, self.dtype)
         new = S.expand(src, tuple(self.shape)) if tuple(src.shape) != tuple(self.shape) else S.clone(src)
+        if _core.STATE.enabled and self._grad_fn is not None:
+            new = new + _core.snapshot(self) * 0  # the overwritten value gets a zero gradient, as in PyTorch
         if _core.needs_grad(self) and not _core.needs_grad(src) and self._grad_fn is None and self._req_grad:
             raise RuntimeError(_core._LEAF_INPLACE)
         return _core.inplace(self, new)
@@ -622,7 +626,7 @@ _METHODS = {
         "isfinite", "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and", "bitwise_or",
         "bitwise_xor", "bitwise_not", "nan_to_num", "signbit", "hypot", "greater", "greater_equal", "less",
         "less_equal", "not_equal", "multiply", "divide", "subtract", "negative", "absolute", "positive",
-        "float_power", "xlogy", "logaddexp", "where"],
+        "float_power", "xlogy", "logaddexp"],
     Rd: ["prod", "amax", "amin", "argmax", "argmin", "all", "any", "std", "var", "norm", "logsumexp",
          "cumsum", "cumprod", "topk", "argsort", "median", "count_nonzero", "nansum", "unique"],
     S: ["view_as", "reshape_as", "flatten", "unflatten", "squeeze", "unsqueeze", "transpose", "t",
@@ -633,6 +637,9 @@ _METHODS = {
     L: ["matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "baddbmm", "inner", "cross", "kron",
         "trace"],
 }
+Tensor.where = lambda self, condition, other: P.where(condition, self, other)
+Tensor.where.__doc__ = "msnb implementation of ``Tensor.where``: ``self`` where ``condition``, else ``other``."
+
 for _mod, _names in _METHODS.items():
     for _n in _names:
         setattr(Tensor, _n, getattr(_mod, _n))
@@ -655,9 +662,9 @@ def _make_inplace(name):
 
     if name in _SHAPE_CHANGING:
         def op_(self, *args, **kwargs):
-            new = fn(self, *args, **kwargs)
             if self._vbase is not None or self.__dict__.get("_views"):
-                raise RuntimeError(f"msnb: {name}_ on a tensor with views is not supported")
+                raise RuntimeError(f"msnb: {name}_ on a tensor that has views (or is one) is not supported")
+            new = fn(_core.snapshot(self), *args, **kwargs)
             set_data(self, _core.K.identity(new))
             if _core.STATE.enabled and new._grad_fn is not None:
                 self._grad_fn, self._output_nr = new._grad_fn, new._output_nr

@@ -59,15 +59,15 @@ class TensorFormatSpec(Rule):
     ]
     INVALID = [
         Invalid("import torch\nprobs = torch.rand(3)\nlabel = f\"{class_names[labels[i]]}: {probs[i]:.2f}\"\n",
-                line=3, col=38,
+                line=3, col=38, severity=Severity.INFO,
                 fix="import torch\nprobs = torch.rand(3)\nlabel = f\"{class_names[labels[i]]}: {probs[i].item():.2f}\"\n"),
         Invalid("import torch.nn as nn\ncriterion = nn.CrossEntropyLoss()\nloss = criterion(out, y)\n"
-                "print(\"------>epoch:{}, loss:{:.6f}\".format(i, loss))\n", line=4, col=48,
+                "print(\"------>epoch:{}, loss:{:.6f}\".format(i, loss))\n", line=4, col=48, severity=Severity.INFO,
                 fix="import torch.nn as nn\ncriterion = nn.CrossEntropyLoss()\nloss = criterion(out, y)\n"
                     "print(\"------>epoch:{}, loss:{:.6f}\".format(i, loss.item()))\n"),
-        Invalid("import torch\nacc = torch.tensor(0.5)\nmsg = 'acc %.2f%% (%d)' % (acc * 100, n)\n", line=3, col=28,
+        Invalid("import torch\nacc = torch.tensor(0.5)\nmsg = 'acc %.2f%% (%d)' % (acc * 100, n)\n", line=3, col=28, severity=Severity.INFO,
                 fix="import torch\nacc = torch.tensor(0.5)\nmsg = 'acc %.2f%% (%d)' % ((acc * 100).item(), n)\n"),
-        Invalid("print(f'{loss:.4f}')\n", line=1, col=10, context=("import torch\nloss = torch.ones(())\n",),
+        Invalid("print(f'{loss:.4f}')\n", line=1, col=10, severity=Severity.INFO, context=("import torch\nloss = torch.ones(())\n",),
                 fix="print(f'{loss.item():.4f}')\n"),
     ]
 

@@ -203,9 +203,12 @@ beh("is_tensor", registered("torch.is_tensor", "torch.is_storage", "torch.numel"
                t.is_nonzero(t.tensor(0))))
 beh("is_nonzero[error]", registered("torch.is_nonzero"), lambda t: t.is_nonzero(t.ones(2)))
 beh("legacy-constructors", registered("torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.LongTensor",
-                                      "torch.IntTensor", "torch.BoolTensor", "torch.ByteTensor"),
+                                      "torch.IntTensor", "torch.BoolTensor", "torch.ByteTensor", "torch.CharTensor",
+                                      "torch.ShortTensor"),
     lambda t: (t.Tensor([1, 2]), t.Tensor(2, 3).shape, t.Tensor(2, 3).dtype, t.FloatTensor([1, 2]), t.DoubleTensor([1.5]),
                t.LongTensor([1, 2]), t.IntTensor([3]), t.BoolTensor([True, False]), t.ByteTensor([1, 2]),
+               t.CharTensor([-1, 2]), t.ShortTensor([7]), t.LongTensor(2, 3).shape,
+               isinstance(t.ones(1, dtype=t.int64), t.LongTensor), isinstance(t.ones(1), t.LongTensor),
                isinstance(t.ones(1), t.Tensor), isinstance(t.ones(1, dtype=t.int64), t.Tensor)))
 beh("Size", registered("torch.Size"),
     lambda t: (lambda s: (s, repr(s), s[0], s[1:], s.numel(), s + t.Size([4]), len(s), isinstance(s, tuple), s == (2, 3),

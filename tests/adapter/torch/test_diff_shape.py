@@ -194,7 +194,7 @@ add("int[shape-ops]", both("reshape") + both("permute") + both("cat") + both("fl
     lambda t, x, i: (x.reshape(4, 3), x.permute(1, 0), t.cat([x, x], 1), x.flip(0), x.roll(1, 1), x.gather(1, i), x[i[0]],
                      x.t().contiguous(), t.stack([x, x]), x.unsqueeze(0).squeeze(0), x.tril(), x.repeat(2, 1), x.diag()),
     I, GIDX)
-add("bool[shape-ops]", both("reshape") + both("cat") + both("where"),
+add("bool[shape-ops]", both("reshape") + both("cat"),
     lambda t, m: (m.reshape(-1), t.cat([m, m]), m.t(), m[0], m[:, 1:], m.flip(1), m.unsqueeze(1).expand(3, 2, 4)), MASK)
 add("f64[matmul]", both("matmul") + both("bmm"), lambda t, a, b: (a @ b, t.bmm(a.unsqueeze(0), b.unsqueeze(0))),
     A.astype(np.float64), M45.astype(np.float64))

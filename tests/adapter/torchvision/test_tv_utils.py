@@ -53,11 +53,10 @@ def test_save_image(tmp_path):
     np.testing.assert_array_equal(img, expected)
 
 
-def test_models_not_supported_and_all():
-    with pytest.raises(AttributeError, match="torchvision.models is not supported by msnb yet"):
-        torchvision.models
+def test_every_public_name_exists():
+    assert torchvision.models.__name__ == "msnb.adapter.torchvision.models"
     for mod in (torchvision, torchvision.datasets, torchvision.utils, torchvision.transforms,
-                torchvision.datasets.utils):
+                torchvision.datasets.utils, torchvision.models):
         for name in mod.__all__:
             assert hasattr(mod, name), (mod.__name__, name)
     assert torchvision.get_image_backend() == "PIL"

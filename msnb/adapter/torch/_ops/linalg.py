@@ -194,3 +194,11 @@ def cross(input, other, dim=-1):
 def kron(a, b):
     return (a.reshape(a.shape[0], 1, a.shape[1], 1) * b.reshape(1, b.shape[0], 1, b.shape[1])).reshape(
         a.shape[0] * b.shape[0], a.shape[1] * b.shape[1])
+
+
+# --- mixed precision: PyTorch's autocast op lists (see ``torch.amp``) ----------------
+from ..amp.autocast_mode import autocast_op as _autocast_op  # noqa: E402
+
+for _name in ['matmul', 'mm', 'bmm', 'mv', 'addmm', 'baddbmm', 'dot', 'outer', 'tensordot', 'cross']:
+    globals()[_name] = _autocast_op(_name)(globals()[_name])
+del _name

@@ -6,11 +6,10 @@ from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .graph import Node, run_backward
-from . import graph
+from . import function, grad_mode, graph
 
-__all__ = ["backward", "grad", "Variable", "Function", "FunctionCtx", "once_differentiable", "no_grad",
-           "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled", "Node", "graph"]
+__all__ = ["backward", "grad", "Variable", "Function", "no_grad", "enable_grad", "set_grad_enabled",
+           "inference_mode", "graph"]
 
 
 def _as_tuple(x):

@@ -427,7 +427,7 @@ def gelu(input, approximate="none"):
         inner = P.mul(P.add(input, P.mul(P.pow(input, 3), 0.044715)), math.sqrt(2 / math.pi))
         return P.mul(P.mul(input, 0.5), P.add(P.tanh(inner), 1))
     if approximate != "none":
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return P.mul(P.mul(input, 0.5), P.add(P.erf(P.mul(input, 1 / math.sqrt(2.0))), 1))
 
 
@@ -1161,3 +1161,12 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if unbatched:
         weights = weights.squeeze(0)
     return out, weights
+
+
+# --- mixed precision: PyTorch's autocast op lists (see ``torch.amp``) ----------------
+from ..amp.autocast_mode import autocast_op as _autocast_op  # noqa: E402
+
+for _name in ['linear', 'bilinear', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'prelu', 'relu', 'softplus', 'softmax', 'softmin', 'log_softmax', 'nll_loss', 'cross_entropy', 'mse_loss', 'l1_loss', 'smooth_l1_loss', 'binary_cross_entropy_with_logits', 'kl_div', 'layer_norm', 'group_norm', 'normalize', 'cosine_similarity']:
+    if _name in globals():
+        globals()[_name] = _autocast_op(_name)(globals()[_name])
+del _name

@@ -145,7 +145,6 @@ def dirac_(tensor, groups=1):
 def sparse_(tensor, sparsity, std=0.01, generator=None):
     """msnb implementation of ``torch.nn.init.sparse_``: N(0, std) with a fraction
     ``sparsity`` of each column zeroed."""
-    import numpy as np
     from .._ops.random import _g
     from .._ops.creation import tensor as _t
     if tensor.ndim != 2:

@@ -273,7 +273,9 @@ def _record_initial_lrs(optimizer, last_epoch):
 
 
 class _LRScheduler(LRScheduler):
-    """Old name of :class:`LRScheduler`, kept for code that subclasses it."""
+    """Old name of :class:`LRScheduler`, kept for code that subclasses it.
+
+    Listed in ``__all__`` so msnb's support registry reports it."""
 
 
 # --- multiplicative schedules ------------------------------------------------------------

@@ -159,7 +159,7 @@ def test_conv_transpose_output_size_argument():
 
 
 def test_batchnorm_running_stats_over_steps_and_eval():
-    from ._modtools import copy_state, mt, np_of, real
+    from ._modtools import mt, np_of, real
     rm, mm = real.nn.BatchNorm2d(3, momentum=None), mt.nn.BatchNorm2d(3, momentum=None)
     for _ in range(3):
         x = R(4, 3, 2, 2)

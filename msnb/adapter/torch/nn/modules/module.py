@@ -21,6 +21,7 @@ import mindspore as ms
 
 from ..._tensor import Tensor
 from ..parameter import Parameter
+from ...amp import policy as _amp_policy
 
 __all__ = ["Module"]
 
@@ -114,7 +115,8 @@ class Module(ms.nn.Cell):
                     args = r if isinstance(r, tuple) else (r,)
         if self.forward is None:
             raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
-        out = self.forward(*args, **kwargs)
+        out = (_amp_policy.call_module(self, self.forward, args, kwargs) if _amp_policy.engaged()
+               else self.forward(*args, **kwargs))
         if d["_forward_hooks"]:
             for h in list(d["_forward_hooks"].values()):
                 r = h(self, args, out)

@@ -1,0 +1,103 @@
+"""Per-op overhead of msnb's adapter against the same MindSpore ops called
+directly in PyNative mode (issue #3 point 8), side by side in one run.
+
+Cases: elementwise add on 1k and 1M elements, a 256x256 matmul, and a
+10-op elementwise chain.  Each case is timed in alternating rounds (adapter,
+direct, adapter, ...) and the median per call is reported with the ratio
+adapter/direct.  Not a test: nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+
+os.environ.setdefault("GLOG_v", "3")
+
+import mindspore as ms  # noqa: E402
+import numpy as np  # noqa: E402
+
+import msnb.adapter.torch as torch  # noqa: E402
+
+
+def _time(fn, n):
+    fn()
+    start = time.perf_counter()
+    for _ in range(n):
+        out = fn()
+    out.asnumpy()  # wait for asynchronous kernels before stopping the clock
+    return (time.perf_counter() - start) / n
+
+
+def cases():
+    rng = np.random.default_rng(0)
+    out = {}
+    for name, shape in (("add_1k", (1000,)), ("add_1M", (1000, 1000))):
+        a, b = rng.standard_normal(shape).astype(np.float32), rng.standard_normal(shape).astype(np.float32)
+        ta, tb = torch.tensor(a), torch.tensor(b)
+        ma, mb = ms.Tensor(a), ms.Tensor(b)
+        out[name] = (lambda ta=ta, tb=tb: ta + tb, lambda ma=ma, mb=mb: ms.ops.add(ma, mb))
+    a, b = rng.standard_normal((256, 256)).astype(np.float32), rng.standard_normal((256, 256)).astype(np.float32)
+    ta, tb, ma, mb = torch.tensor(a), torch.tensor(b), ms.Tensor(a), ms.Tensor(b)
+    out["matmul_256"] = (lambda: ta @ tb, lambda: ms.ops.matmul(ma, mb))
+    x = rng.standard_normal((1000,)).astype(np.float32)
+    tx, mx = torch.tensor(x), ms.Tensor(x)
+
+    def chain_adapter():
+        y = tx * 2.0
+        y = y + 1.0
+        y = y.exp()
+        y = y * tx
+        y = y - 3.0
+        y = y.abs()
+        y = y.sqrt()
+        y = y / 2.0
+        y = y.neg()
+        return y.relu()
+
+    def chain_direct():
+        y = ms.ops.mul(mx, 2.0)
+        y = ms.ops.add(y, 1.0)
+        y = ms.ops.exp(y)
+        y = ms.ops.mul(y, mx)
+        y = ms.ops.sub(y, 3.0)
+        y = ms.ops.abs(y)
+        y = ms.ops.sqrt(y)
+        y = ms.ops.div(y, 2.0)
+        y = ms.ops.neg(y)
+        return ms.ops.relu(y)
+
+    out["chain_10"] = (chain_adapter, chain_direct)
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--calls", type=int, default=300)
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args(argv)
+    results = {}
+    for name, (adapter, direct) in cases().items():
+        n = a.calls if name != "add_1M" else max(10, a.calls // 10)
+        ta, td = [], []
+        for _ in range(a.rounds):
+            ta.append(_time(adapter, n))
+            td.append(_time(direct, n))
+        results[name] = {"adapter_us": statistics.median(ta) * 1e6, "direct_us": statistics.median(td) * 1e6}
+        results[name]["ratio"] = results[name]["adapter_us"] / results[name]["direct_us"]
+    if a.json:
+        print(json.dumps(results))
+        return 0
+    print(f"adapter vs direct MindSpore (PyNative, {ms.get_context('device_target')}), median of {a.rounds} rounds")
+    for name, r in results.items():
+        print(f"  {name:12s} adapter {r['adapter_us']:9.1f} us   direct {r['direct_us']:9.1f} us   "
+              f"ratio {r['ratio']:5.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
