@@ -71,6 +71,18 @@ def binary_operands(a, b):
 
     Tensors are cast to the result dtype; Python scalars stay scalars unless
     both are scalars (then one becomes a 0-d tensor)."""
+    # fast paths: the common tensor-op-tensor of one dtype, and tensor-op-Python-number
+    tb_ = type(b)
+    if type(a) is Tensor_:
+        da = a.dtype
+        if tb_ is Tensor_:
+            if b.dtype is da:
+                return a, b, da
+        elif tb_ is float:
+            if da.is_floating_point:
+                return a, b, da
+        elif tb_ is int and da._kind in "fiu":
+            return a, (float(b) if da.is_floating_point else b), da
     if not isinstance(a, TensorPy):
         a = to_ms_operand(a)
     if not isinstance(b, TensorPy):
