@@ -48,17 +48,24 @@ def train(torch, net, batches, steps):
     return losses
 
 
-def test_lenet_20_steps_match_pytorch():
+def lockstep(make_model, batches, steps=20):
+    """Train PyTorch's model and msnb's copy of it on the same batches; the
+    per-step losses must agree within 1e-4 relative.  Returns both models."""
     real.manual_seed(0)
-    ref = lenet(real)
-    ours = lenet(mt)
+    ref = make_model(real)
+    ours = make_model(mt)
     ours.load_state_dict({k: mt.tensor(v.numpy()) for k, v in ref.state_dict().items()})
+    expected = train(real, ref, batches, steps)
+    got = train(mt, ours, batches, steps)
+    np.testing.assert_allclose(got, expected, rtol=1e-4)
+    return expected, ref, ours
+
+
+def test_lenet_20_steps_match_pytorch():
     rng = np.random.default_rng(0)
     batches = [(rng.standard_normal((8, 3, 32, 32)).astype(np.float32), rng.integers(0, 10, 8))
                for _ in range(4)]
-    expected = train(real, ref, batches, 20)
-    got = train(mt, ours, batches, 20)
-    np.testing.assert_allclose(got, expected, rtol=1e-4)
+    expected, ref, ours = lockstep(lenet, batches)
     assert expected[-1] < expected[0]  # the steps did train
     for k, v in ref.state_dict().items():
         np.testing.assert_allclose(ours.state_dict()[k].numpy(), v.numpy(), rtol=1e-3, atol=1e-5)
@@ -83,13 +90,7 @@ def lstm_model(torch):
 
 
 def test_small_lstm_20_steps_match_pytorch():
-    real.manual_seed(0)
-    ref = lstm_model(real)
-    ours = lstm_model(mt)
-    ours.load_state_dict({k: mt.tensor(v.numpy()) for k, v in ref.state_dict().items()})
     rng = np.random.default_rng(1)
     batches = [(rng.integers(0, 20, (4, 6)), rng.integers(0, 5, 4)) for _ in range(4)]
-    expected = train(real, ref, batches, 20)
-    got = train(mt, ours, batches, 20)
-    np.testing.assert_allclose(got, expected, rtol=1e-4)
+    expected, _, _ = lockstep(lstm_model, batches)
     assert len(set(np.round(expected, 4))) > 1  # the parameters did change between steps
