@@ -16,6 +16,27 @@ def _shape(normalized_shape):
     return (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
 
 
+def _affine_params(module, affine, bias, shape, dtype):
+    """Register ``weight`` (ones) and ``bias`` (zeros) of ``shape``, or None, as PyTorch's norms do."""
+    if affine:
+        module.weight = Parameter(empty(*shape, dtype=dtype))
+        if bias:
+            module.bias = Parameter(empty(*shape, dtype=dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+    _reset_affine(module)
+
+
+def _reset_affine(module):
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """msnb implementation of ``torch.nn.LayerNorm``."""
 
@@ -24,22 +45,10 @@ class LayerNorm(Module):
         d = dtype or D.get_default_dtype()
         self.normalized_shape = _shape(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(*self.normalized_shape, dtype=d))
-            if bias:
-                self.bias = Parameter(empty(*self.normalized_shape, dtype=d))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_params(self, elementwise_affine, bias, self.normalized_shape, d)
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -58,22 +67,10 @@ class GroupNorm(Module):
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         d = dtype or D.get_default_dtype()
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
-        if affine:
-            self.weight = Parameter(empty(num_channels, dtype=d))
-            if bias:
-                self.bias = Parameter(empty(num_channels, dtype=d))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_params(self, affine, bias, (num_channels,), d)
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
