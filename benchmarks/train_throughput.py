@@ -6,8 +6,11 @@ Runners, each in its own process, interleaved over ``--rounds``:
   msnb_pynative       the unchanged PyTorch source through ``msnb exec``
   mindspore_graph     the hand-written step under ``ms.jit``
   msnb_graph          the unchanged PyTorch source through ``msnb exec --mode graph``
-Prints images/s (median over rounds), ratios and peak RSS; ``--json`` prints
-``{"runners": {name: images_per_s}, ...}``.  Not a test: nothing here asserts.
+  msnb_graph_O1..O3   the same, with ``--amp O1|O2|O3`` (images/s per AMP level in graph mode)
+Prints images/s (median over rounds), ratios, peak RSS and, for msnb's graph
+runners, the one-time compile seconds (from ``msnb exec --report``);
+``--json`` prints ``{"runners": {name: images_per_s}, ...}``.  Not a test:
+nothing here asserts.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent / "_lenet"
@@ -33,17 +37,27 @@ def commands(steps, warmup, batch):
         "mindspore_pynative": [PY, m, *args, "pynative"],
         "msnb_pynative": [PY, "-m", "msnb", "exec", t, *args],
         "mindspore_graph": [PY, m, *args, "graph"],
-        "msnb_graph": [PY, "-m", "msnb", "exec", "--mode", "graph", t, *args],
+        "msnb_graph": [PY, "-m", "msnb", "exec", "--mode", "graph", "--report", "{report}", t, *args],
+        **{f"msnb_graph_{lv}": [PY, "-m", "msnb", "exec", "--mode", "graph", "--amp", lv, "--report", "{report}",
+                                t, *args] for lv in ("O1", "O2", "O3")},
     }
 
 
 def run(cmd):
     env = dict(os.environ, GLOG_v="3")
-    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
-    line = next((ln for ln in reversed(res.stdout.splitlines()) if ln.startswith("{")), None)
-    if res.returncode != 0 or line is None:
-        return {"error": (res.stderr or res.stdout).strip().splitlines()[-1:] or ["failed"]}
-    return json.loads(line)
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "report.json")
+        cmd = [report if c == "{report}" else c for c in cmd]
+        res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
+        line = next((ln for ln in reversed(res.stdout.splitlines()) if ln.startswith("{")), None)
+        if res.returncode != 0 or line is None:
+            return {"error": (res.stderr or res.stdout).strip().splitlines()[-1:] or ["failed"]}
+        out = json.loads(line)
+        if os.path.exists(report):
+            with open(report, encoding="utf-8") as f:
+                rep = json.load(f)
+            out.update(compile_s=rep["compile_time"], graphs=rep["graphs_compiled"], fallbacks=rep["fallbacks"])
+        return out
 
 
 def main(argv=None):
@@ -61,12 +75,15 @@ def main(argv=None):
     for r in range(a.rounds):
         for n in names:
             results[n].append(run(cmds[n]))
-    summary, rss, errors = {}, {}, {}
+    summary, rss, errors, compiles = {}, {}, {}, {}
     for n, rs in results.items():
         ok = [x for x in rs if "images_per_s" in x]
         if ok:
             summary[n] = statistics.median(x["images_per_s"] for x in ok)
             rss[n] = max(x["peak_rss_mb"] for x in ok)
+            if "compile_s" in ok[0]:
+                compiles[n] = {"seconds": statistics.median(x["compile_s"] for x in ok),
+                               "graphs": ok[0]["graphs"], "fallbacks": ok[0]["fallbacks"]}
         else:
             errors[n] = rs[0].get("error")
     ratios = {}
@@ -77,7 +94,8 @@ def main(argv=None):
     if "msnb_pynative" in rss and "mindspore_pynative" in rss:
         ratios["rss msnb_pynative/mindspore_pynative"] = rss["msnb_pynative"] / rss["mindspore_pynative"]
     if a.json:
-        print(json.dumps({"runners": summary, "ratios": ratios, "peak_rss_mb": rss, "errors": errors}))
+        print(json.dumps({"runners": summary, "ratios": ratios, "peak_rss_mb": rss, "errors": errors,
+                          "compile": compiles}))
         return 0
     print(f"LeNet 3x32x32, batch {a.batch}, {a.steps} steps after {a.warmup} warm-up, {a.rounds} rounds, "
           f"{os.cpu_count()} cores")
@@ -88,6 +106,9 @@ def main(argv=None):
             print(f"  {n:20s} failed: {errors[n]}")
     for k, v in ratios.items():
         print(f"  {k:45s} {v:6.2f}x")
+    for n, c in compiles.items():
+        fb = f", fallbacks: {c['fallbacks']}" if c["fallbacks"] else ""
+        print(f"  {n:20s} compiled {c['graphs']} graphs once in {c['seconds']:.1f} s{fb}")
     return 0
 
 

@@ -6,7 +6,8 @@ Everything else in the adapter uses public MindSpore API.  What lives here
 * re-classing a fresh MindSpore op output as an adapter tensor without a copy;
 * replacing a tensor's data in place (``assign_value_cpp``), the primitive
   behind every PyTorch in-place op and alias update;
-* reading the active device target.
+* reading the active device target;
+* MindSpore's trace recorder, which graph mode compiles regions with.
 
 Pinned to MindSpore 2.10 (see ``pyproject.toml``).
 """
@@ -20,7 +21,8 @@ os.environ.setdefault("GLOG_v", "3")
 import mindspore as ms  # noqa: E402
 from mindspore._c_expression import TensorPy as _TensorPy  # noqa: E402
 
-__all__ = ["ms", "TensorPy", "set_data", "device_target", "MS_VERSION", "conv2d_prims"]
+__all__ = ["ms", "TensorPy", "set_data", "device_target", "MS_VERSION", "conv2d_prims", "trace_begin",
+           "trace_end", "trace_run", "trace_pass", "trace_abandon", "trace_open"]
 
 TensorPy = _TensorPy
 MS_VERSION = ms.__version__
@@ -32,6 +34,10 @@ _Parameter = ms.Parameter
 _assign = ms.ops.assign
 
 
+#: set by graph mode while it records a region (see ``msnb/adapter/graph/capture.py``)
+write_hook = None
+
+
 def set_data(dst, src) -> None:
     """Make ``dst`` hold ``src``'s data (shape and dtype included), keeping
     ``dst``'s Python identity.
@@ -41,7 +47,9 @@ def set_data(dst, src) -> None:
     differentiated function and costs ~100x more).  A Parameter is written in
     place with ``ops.assign`` instead, because MindSpore graphs that hold it
     (its optimizers, ``ms.jit`` functions) keep pointing at its memory."""
-    if isinstance(dst, _Parameter) and dst.shape == src.shape and dst.dtype == src.dtype:
+    if write_hook is not None:  # graph mode is recording: the write becomes a graph output
+        write_hook(dst, src)
+    elif isinstance(dst, _Parameter) and dst.shape == src.shape and dst.dtype == src.dtype:
         _assign(dst, src)
     else:
         _update(dst, src)
@@ -72,3 +80,90 @@ def conv2d_prims(out_channel, kernel_size, pad_mode, pad, stride, dilation, grou
     bpf = _G.Conv2DBackpropFilter(out_channel, kernel_size, pad_mode=pad_mode, pad=pad, pad_list=pad_list,
                                   stride=stride, dilation=(1, 1) + tuple(dilation), group=groups)
     return fwd, bpi, bpf
+
+
+# --- MindSpore's trace recorder: how graph mode builds graphs ---------------------------
+# While a trace is open, every MindSpore primitive the adapter runs executes
+# eagerly *and* is recorded; ``trace_end`` turns the record into a compiled
+# graph whose inputs are the tensors given to ``trace_begin`` (any other
+# tensor it read is a constant) and whose outputs are the tensors given to
+# ``trace_end``.  ``trace_run`` replays it on new inputs.
+from mindspore.graph import jit_trace as _jt  # noqa: E402
+from mindspore.graph.api import _convert_python_data  # noqa: E402
+from mindspore.graph.jit_context import jit_context as _jit_context  # noqa: E402
+from mindspore.graph.jit_context import set_jit_context as _set_jit_context  # noqa: E402
+
+
+class _TraceContext(_jt.TraceJitContext):
+    """MindSpore's trace context, minus its per-op ``inspect.stack()`` walk
+    (~1 ms per recorded op); graph nodes are tagged with the region's line."""
+
+    where = ([""], [0])
+
+    def args_preprocess(self, prim_name, prim_res, *args):
+        args = tuple(_jt._convert_arg_for_operators(a, prim_name) for a in args)
+        return prim_res, self.where[0], self.where[1], args
+
+    def run_op(self, prim, prim_res, *args):
+        # MindSpore's version formats every argument for a debug log first,
+        # which prints (and so syncs) each tensor
+        prim_res, files, lines, args = self.args_preprocess(prim.name, prim_res, *args)
+        _jt.tr.get_instance().new_node(prim, (prim_res, files, lines, False), *args)
+        return prim_res
+
+    def prepare_op(self, prim_name, prim_res, *args):
+        return self.args_preprocess(prim_name, prim_res, *args)
+
+    def run_graph(self, phase, prim_res, *args):
+        _jt.tr.get_instance().new_fg_node((prim_res, *self.where, phase, self._is_nested), *args)
+        return prim_res
+
+
+_TRACE = _TraceContext()
+_RECORDER = _jt.tr.get_instance()
+
+
+def trace_open() -> bool:
+    """Whether any MindSpore trace or jit context is active (nesting is not allowed)."""
+    return _jit_context() is not None or _jt._using_trace
+
+
+def trace_begin(phase: str, inputs, where=("", 0)) -> None:
+    """Start recording a graph named ``phase`` (must contain a ``.``) over ``inputs``."""
+    _TRACE.where = ([where[0]], [where[1]])
+    _TRACE.set_is_nested(False)
+    _set_jit_context(_TRACE)
+    try:
+        _RECORDER.begin_graph(phase.split(".")[0], phase, [where[0]], [where[1]], *inputs)
+    except BaseException:
+        _set_jit_context(None)
+        raise
+
+
+def trace_pass(src, dst) -> None:
+    """``dst`` now holds ``src``'s value (an in-place write): later recorded reads of ``dst`` see ``src``."""
+    _RECORDER.pass_node(src, dst)
+
+
+def trace_end(outputs) -> None:
+    """Close the open trace and compile it with ``outputs`` as the graph's outputs."""
+    try:
+        _RECORDER.end_graph(*_TRACE.where, _jt._DEFAULT_JIT_CONFIG, *outputs)
+    finally:
+        _set_jit_context(None)
+
+
+def trace_abandon(output=None) -> None:
+    """Stop recording without using the record.  MindSpore has no "discard":
+    the record is closed with one trivial output and never run."""
+    try:
+        if output is not None and _jit_context() is _TRACE:
+            _RECORDER.end_graph(*_TRACE.where, _jt._DEFAULT_JIT_CONFIG, output)
+    finally:
+        _set_jit_context(None)
+
+
+def trace_run(phase: str, inputs) -> tuple:
+    """Run compiled graph ``phase`` on ``inputs``; always returns a tuple of MindSpore tensors."""
+    out = _convert_python_data(_RECORDER.run_graph(phase, _jt._DEFAULT_JIT_CONFIG, tuple(inputs)))
+    return out if isinstance(out, tuple) else (out,)

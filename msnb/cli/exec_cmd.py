@@ -1,8 +1,9 @@
-"""``msnb exec [--mode M] [--amp L] [--device D] [--verbose] SCRIPT [ARGS...]``."""
+"""``msnb exec [--mode M] [--amp L] [--device D] [--verbose] [--report FILE] SCRIPT [ARGS...]``."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -19,13 +20,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--amp", choices=CHOICES["amp"], help="automatic mixed precision level")
     parser.add_argument("--device", choices=CHOICES["device"], help="auto, cpu or ascend")
     parser.add_argument("--verbose", action="store_true", default=None, help="show MindSpore logs")
+    parser.add_argument("--report", metavar="FILE",
+                        help="write what the run did (mode, graphs compiled, compile and step time, fallbacks) "
+                             "to FILE as JSON")
     parser.add_argument("script", help="the Python file to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the script; its SystemExit (exit code) propagates unchanged."""
-    from msnb.runtime import Runtime
+    from msnb.runtime import Runtime, report
     from msnb.runtime.context import DeviceError
     from msnb.runtime.script import run_script
 
@@ -34,9 +38,20 @@ def run(args: argparse.Namespace) -> int:
         return 2
     runtime = Runtime(say=lambda line: print(line, file=sys.stderr))
     options = runtime.options(mode=args.mode, amp=args.amp, device=args.device, verbose=args.verbose)
+    run = report.record_start(options)
+    error = None
     try:
         run_script(runtime, args.script, args.args, options)
     except DeviceError as exc:
         print(f"msnb exec: {exc}", file=sys.stderr)
+        error = exc
         return 2
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        report.record_finish(run, error if not isinstance(error, SystemExit) or error.code else None)
+        if args.report:
+            with open(args.report, "w", encoding="utf-8") as f:
+                json.dump(run.as_dict(), f, indent=1)
     return 0

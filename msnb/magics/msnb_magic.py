@@ -36,6 +36,14 @@ def _status(magics: "MsnbMagics", args: str) -> None:
         print(f"{key + ':':11}{value}")
 
 
+@subcommand("explain")
+def _explain(magics: "MsnbMagics", args: str) -> None:
+    """Graph mode: graphs compiled, and every part that ran in PyNative with why and where."""
+    if args.strip():
+        raise UsageError("%msnb explain takes no arguments")
+    print(magics.runtime.explain())
+
+
 @subcommand("panel")
 def _panel(magics: "MsnbMagics", args: str) -> None:
     """Display the control panel (text status when ipywidgets is missing)."""
@@ -93,7 +101,7 @@ class MsnbMagics(Magics):
 
     @line_magic
     def msnb(self, line: str) -> Any:
-        """msnb commands: %msnb status, %msnb panel, %msnb fix (all are listed by %msnb)."""
+        """msnb commands: %msnb status, %msnb explain, %msnb panel, %msnb fix (all are listed by %msnb)."""
         name, _, rest = line.strip().partition(" ")
         names = ", ".join(sorted(SUBCOMMANDS))
         if not name:

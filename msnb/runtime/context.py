@@ -40,6 +40,13 @@ def active() -> "CellContext | None":
     return _active[-1] if _active else None
 
 
+def _graph_switch(on: bool) -> None:
+    """Tell the adapter's graph mode (if imported; it reads :func:`active` when it is)."""
+    graph = sys.modules.get("msnb.adapter.graph")
+    if graph is not None:
+        graph.set_enabled(on)
+
+
 class DeviceState:
     """Which MindSpore device target this process uses, chosen on first use."""
 
@@ -99,9 +106,11 @@ class CellContext:
         self._saved_mode = ms.get_context("mode")
         ms.set_context(mode=getattr(ms, _MODES[self.mode]))
         _active.append(self)
+        _graph_switch(self.mode == "graph")
         return self
 
     def __exit__(self, *exc_info) -> None:
         if _active and _active[-1] is self:
             _active.pop()
+        _graph_switch(bool(_active) and _active[-1].mode == "graph")
         self._ms.set_context(mode=self._saved_mode)

@@ -7,6 +7,7 @@ engine), so the magics stay a thin front and tests can drive it directly.
 from __future__ import annotations
 
 import contextlib
+import sys
 from typing import Any, Callable, Iterator
 
 from msnb.runtime import report
@@ -89,6 +90,13 @@ class Runtime:
                 for name, value in list(shell.user_ns.items())
                 if not name.startswith("_") and is_adapter_object(value)
             )
+
+    def explain(self) -> str:
+        """What graph mode compiled and, for what ran in PyNative instead, why and where."""
+        graph = sys.modules.get("msnb.adapter.graph")
+        if graph is None:
+            return "graph mode has not run in this kernel yet (run a cell with --mode graph)"
+        return graph.explain()
 
     def status(self) -> dict[str, str]:
         """Mode, AMP, device (and the bound target once known), MindSpore version."""

@@ -19,6 +19,7 @@ import numbers
 import numpy as np
 
 from .._ms import TensorPy, ms, set_data
+from ..graph import capture as _graph_capture
 from . import _core
 from . import _dtype as D
 from ._device import active_device, device as _device_cls
@@ -276,6 +277,8 @@ class Tensor(ms.Tensor):
 
     # --- conversion --------------------------------------------------------
     def numpy(self, *, force=False):
+        if _graph_capture._CURRENT[0] is not None:
+            _graph_capture.host_read()
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")

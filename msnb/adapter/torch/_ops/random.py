@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...graph import capture as _graph_capture
 from .. import _dtype as D
 from .._core import TensorPy, inplace
 from .creation import _finish, size_args
@@ -57,6 +58,8 @@ default_generator = Generator()
 
 
 def _g(generator):
+    if _graph_capture._CURRENT[0] is not None:  # graph mode is recording: a replay would reuse the draw
+        _graph_capture.host_random()
     return (generator or default_generator)._rng
 
 

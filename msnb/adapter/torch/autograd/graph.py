@@ -178,14 +178,16 @@ def _add(a, b):
 
 
 def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inputs=None,
-                 capture=False, allow_unused=False):
+                 capture=False, allow_unused=False, stop_at_inputs=False):
     """Run the graph from ``roots``.
 
     With ``capture`` (``torch.autograd.grad``) the gradients reaching
     ``inputs`` are returned instead of accumulated into ``.grad``.  With
     ``inputs`` and no capture (``backward(inputs=...)``) only those leaves
-    accumulate.
+    accumulate.  ``stop_at_inputs`` (graph mode recording a region's
+    backward) neither runs nor walks past the nodes of ``inputs``.
     """
+    stops = {edge_of(t)[0] for t in inputs} if stop_at_inputs else ()
     # 1. dependency counts over the reachable graph
     start = []
     for t, g in zip(roots, grad_roots):
@@ -201,6 +203,8 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
         if n in seen:
             continue
         seen.add(n)
+        if n in stops:
+            continue
         for e in n.next_functions:
             if e is not None:
                 deps[e[0]] = deps.get(e[0], 0) + 1
@@ -251,6 +255,8 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                     i = targets.get((node, nr))
                     if i is not None:
                         captured[i] = _add(captured[i], grads[nr])
+            if node in stops:
+                continue
             if isinstance(node, AccumulateGrad):
                 if not capture and (not targets or (node, 0) in targets):
                     _accumulate(node.variable, grads[0], create_graph)

@@ -19,6 +19,9 @@ from itertools import chain
 
 import numpy as np
 
+from ... import graph as _graph
+from ...graph import capture as _graph_capture
+from ...graph import update as _graph_update
 from .. import _core
 from .._core import K, wrap
 from ..._ms import ms, set_data
@@ -238,11 +241,17 @@ class Optimizer:
             with enable_grad():
                 loss = closure()
         with no_grad():
-            for group in self.param_groups:
-                self._step_group(group)
+            if _graph.STATE.enabled and closure is None and _graph_capture.current() is None:
+                _graph_update.optimizer_step(self, self._step_groups)
+            else:
+                self._step_groups()
         for hook in list(self._optimizer_step_post_hooks.values()):
             hook(self, (), {})
         return loss
+
+    def _step_groups(self):
+        for group in self.param_groups:
+            self._step_group(group)
 
     def _step_group(self, group):
         raise NotImplementedError(f"{type(self).__name__} does not implement step")

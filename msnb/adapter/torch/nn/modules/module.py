@@ -22,6 +22,9 @@ import mindspore as ms
 from ..._tensor import Tensor
 from ..parameter import Parameter
 from ...amp import policy as _amp_policy
+from .... import graph as _graph
+from ....graph import capture as _graph_capture
+from ....graph import module as _graph_module
 
 __all__ = ["Module"]
 
@@ -107,6 +110,11 @@ class Module(ms.nn.Cell):
 
     def __call__(self, *args, **kwargs):
         args = _adapt_inputs(args)
+        if _graph.STATE.enabled and _graph_capture.current() is None:
+            return _graph_module.call(self, args, kwargs, self._call_eager)
+        return self._call_eager(args, kwargs)
+
+    def _call_eager(self, args, kwargs):
         d = self.__dict__
         if d["_forward_pre_hooks"]:
             for h in list(d["_forward_pre_hooks"].values()):

@@ -2,26 +2,42 @@
 
 from __future__ import annotations
 
+from .... import graph as _graph
+from ....graph import capture as _graph_capture
+from ....graph import update as _graph_update
 from ...autograd.grad_mode import no_grad
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_"]
 
 
-def _grads(parameters):
+def _with_grads(parameters):
     from ..._tensor import Tensor
     if isinstance(parameters, Tensor):
         parameters = [parameters]
-    return [p.grad for p in parameters if p.grad is not None]
+    return [p for p in parameters if p.grad is not None]
+
+
+def _grads(parameters):
+    return [p.grad for p in _with_grads(parameters)]
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """msnb implementation of ``torch.nn.utils.clip_grad_norm_``; returns the total norm."""
     from ..._ops.creation import tensor
-    from ..._ops.shape import stack
-    grads = _grads(parameters)
+    params = _with_grads(parameters)
+    grads = [p.grad for p in params]
     if not grads:
         return tensor(0.0)
     norm_type = float(norm_type)
+    if _graph.STATE.enabled and not error_if_nonfinite and _graph_capture.current() is None:
+        # graph mode: one compiled graph (the non-finite check would read the norm on the host)
+        return _graph_update.clip_grad_norm(params, grads, (float(max_norm), norm_type),
+                                            lambda: _clip_norm(grads, max_norm, norm_type, False))
+    return _clip_norm(grads, max_norm, norm_type, error_if_nonfinite)
+
+
+def _clip_norm(grads, max_norm, norm_type, error_if_nonfinite):
+    from ..._ops.shape import stack
     with no_grad():
         if norm_type == float("inf"):
             total = stack([g.abs().max() for g in grads]).max()

@@ -1,0 +1,220 @@
+"""Recording one region with MindSpore's trace recorder.
+
+While a :class:`Recording` is open the adapter runs eagerly as usual (so the
+first recorded call computes real results) and MindSpore records every
+kernel.  Three things would make a replay differ from PyNative, and each is
+caught here rather than compiled wrong:
+
+* a tensor value read on the host (``Tensor.numpy`` is the one door: ``item``,
+  ``tolist``, ``bool``, printing, host-side ops) -- the replay would reuse the
+  value of the recorded call; :func:`host_read` marks the recording broken;
+* random numbers drawn on the host -- the replay would reuse them
+  (:func:`host_random`);
+* an in-place write (``_ms.set_data``) -- MindSpore does not see it, so the
+  write is re-routed: the recorder is told the tensor now holds the new value,
+  and writes to the region's inputs become extra graph outputs written back
+  after each replay.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+import types
+from dataclasses import dataclass
+
+from .. import _ms
+
+__all__ = ["Recording", "Break", "current", "host_read", "host_random", "residuals", "user_frame"]
+
+_CURRENT: list = [None]
+_ADAPTER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_MSNB_DIR = os.path.dirname(_ADAPTER_DIR)
+_MS_DIR = os.path.dirname(os.path.abspath(_ms.ms.__file__))
+
+
+@dataclass(frozen=True)
+class Break:
+    """Why a recording cannot be used: ``what`` happened in ``api``, at ``where``."""
+
+    what: str
+    api: str
+    file: str
+    line: int
+    text: str
+
+    @property
+    def where(self) -> str:
+        return _place(self.file, self.line)
+
+
+def current():
+    """The open recording, or None."""
+    return _CURRENT[0]
+
+
+def _place(file: str, line: int) -> str:
+    if file.startswith("<ipython-input-") or "/ipykernel_" in file or file.startswith("<msnb"):
+        return f"cell line {line}"
+    return f"{os.path.basename(file)}:{line}" if file else "?"
+
+
+# adapter frames that are plumbing, not the API the user called
+_PLUMBING = frozenset({"__call__", "_call_eager", "forward", "op", "call_module", "_g", "numpy", "wrapper"})
+
+
+def user_frame(depth: int = 2):
+    """(file, line, source text, adapter API name) of the user code that called into msnb."""
+    f = sys._getframe(depth)
+    api = ""
+    while f is not None:
+        fn = os.path.abspath(f.f_code.co_filename)
+        if fn.startswith(_MSNB_DIR) or fn.startswith(_MS_DIR) or fn.startswith("<frozen"):
+            name = f.f_code.co_name
+            if (fn.startswith(_ADAPTER_DIR) and not fn.startswith(os.path.join(_ADAPTER_DIR, "graph"))
+                    and name not in _PLUMBING):
+                api = name
+            f = f.f_back
+            continue
+        file, line = f.f_code.co_filename, f.f_lineno
+        return file, line, linecache.getline(file, line).strip(), api
+    return "", 0, "", api
+
+
+def _mark(what: str) -> None:
+    rec = _CURRENT[0]
+    if rec is not None and rec.broken is None:
+        if os.environ.get("MSNB_DEBUG_BREAKS"):
+            import traceback
+            traceback.print_stack()
+        file, line, text, api = user_frame(3)
+        rec.broken = Break(what, _api_name(api), file, line, text)
+
+
+def _api_name(name: str) -> str:
+    return {"__bool__": "bool(tensor)", "__format__": "a format string on a tensor", "__repr__": "printing a tensor",
+            "__float__": "float(tensor)", "__int__": "int(tensor)", "__index__": "a tensor as an index",
+            "__array__": "numpy conversion"}.get(name, f"{name}()" if name else "a host read")
+
+
+def host_read() -> None:
+    """Called by ``Tensor.numpy``: a tensor value goes to Python."""
+    if _CURRENT[0] is not None:
+        _mark("reads a tensor value on the host")
+
+
+def host_random() -> None:
+    """Called where random numbers are drawn on the host."""
+    if _CURRENT[0] is not None:
+        _mark("draws random numbers on the host")
+
+
+class Recording:
+    """Context manager: record a graph named ``phase`` over ``inputs``.
+
+    ``close(outputs)`` compiles it; leaving the block without closing, or
+    with :attr:`broken` set, abandons it.  In-place writes to ``inputs``
+    are collected in :attr:`written` (input positions, in first-write order)."""
+
+    def __init__(self, phase: str, inputs, where=("", 0)):
+        self.phase = phase
+        self.inputs = tuple(inputs)
+        self._pos = {id(t): i for i, t in enumerate(self.inputs)}
+        self.written: list[int] = []
+        self.broken: Break | None = None
+        self.where = where
+        self._closed = False
+
+    def __enter__(self) -> "Recording":
+        if _CURRENT[0] is not None or _ms.trace_open():
+            raise RuntimeError("msnb graph mode: recordings cannot nest")
+        _ms.trace_begin(self.phase, self.inputs, self.where)
+        _CURRENT[0] = self
+        _ms.write_hook = self._write
+        return self
+
+    def _write(self, dst, src) -> None:
+        _ms._update(dst, src)
+        _ms.trace_pass(src, dst)
+        i = self._pos.get(id(dst))
+        if i is not None and i not in self.written:
+            self.written.append(i)
+
+    def close(self, outputs) -> bool:
+        """Compile with ``outputs`` (+ the written inputs appended); False if broken."""
+        self._detach()
+        if self.broken is not None:
+            _ms.trace_abandon(self.inputs[0] if self.inputs else None)
+            return False
+        _ms.trace_end(tuple(outputs) + tuple(self.inputs[i] for i in self.written))
+        self._closed = True
+        return True
+
+    def _detach(self) -> None:
+        _CURRENT[0] = None
+        _ms.write_hook = None
+
+    def __exit__(self, *exc) -> None:
+        if _CURRENT[0] is self:
+            self._detach()
+            _ms.trace_abandon(self.inputs[0] if self.inputs else None)
+
+
+# --- residuals: what a backward graph needs from its forward --------------------------
+
+def _tensors_in(obj, out: dict, seen: set, depth: int = 0) -> None:
+    if depth > 8 or id(obj) in seen:
+        return
+    seen.add(id(obj))
+    if isinstance(obj, _ms.TensorPy):
+        out[id(obj)] = obj
+    elif isinstance(obj, (tuple, list)):
+        for o in obj:
+            _tensors_in(o, out, seen, depth + 1)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            _tensors_in(o, out, seen, depth + 1)
+    elif isinstance(obj, types.FunctionType):
+        for cell in obj.__closure__ or ():
+            try:
+                _tensors_in(cell.cell_contents, out, seen, depth + 1)
+            except ValueError:  # empty cell
+                pass
+        _tensors_in(obj.__defaults__ or (), out, seen, depth + 1)
+        _tensors_in(obj.__kwdefaults__ or {}, out, seen, depth + 1)
+    elif isinstance(obj, types.MethodType):
+        _tensors_in(obj.__func__, out, seen, depth + 1)
+        _tensors_in(obj.__self__, out, seen, depth + 1)
+    elif hasattr(obj, "func") and hasattr(obj, "args") and callable(obj):  # functools.partial
+        _tensors_in(obj.func, out, seen, depth + 1)
+        _tensors_in(obj.args, out, seen, depth + 1)
+        _tensors_in(obj.keywords, out, seen, depth + 1)
+    elif hasattr(obj, "saved_tensors") and hasattr(obj, "needs_input_grad"):  # autograd.Function ctx
+        _tensors_in(vars(obj), out, seen, depth + 1)
+
+
+def residuals(outputs, inputs) -> list:
+    """Tensors the autograd graph between ``outputs`` and ``inputs`` keeps for
+    backward (saved tensors and everything its backward closures hold),
+    except ``inputs`` themselves: the forward graph must output them so the
+    backward graph can take them as inputs instead of baking in constants."""
+    from ..torch.autograd.graph import AccumulateGrad, edge_of
+    found: dict = {}
+    seen_nodes: set = set()
+    for t in inputs:  # the walk stops at the region's edge
+        e = edge_of(t)
+        if e is not None:
+            seen_nodes.add(id(e[0]))
+    stack = [o._grad_fn for o in outputs if o._grad_fn is not None]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen_nodes or isinstance(node, AccumulateGrad):
+            continue
+        seen_nodes.add(id(node))
+        seen: set = set()
+        _tensors_in(node._backward, found, seen)
+        _tensors_in(node._saved, found, seen)
+        stack.extend(e[0] for e in node.next_functions if e is not None)
+    skip = {id(t) for t in inputs}
+    return [t for k, t in found.items() if k not in skip]

@@ -1,0 +1,208 @@
+"""A top-level ``nn.Module`` call as compiled graphs.
+
+Forward graph: ``(tensor args, parameters, buffers) -> (outputs, residuals,
+written buffers)``.  With autograd on, a backward graph ``(output grads,
+residuals, inputs) -> gradients`` is recorded right after it, by running
+msnb's own autograd engine on the recorded forward under the recorder; the
+replayed call then carries one autograd node whose backward runs that graph,
+so ``loss.backward()`` and the optimizer see ordinary ``.grad`` values.
+"""
+
+from __future__ import annotations
+
+from .. import _ms
+from . import STATE
+from .capture import Recording, residuals, user_frame
+from .region import Fallback, Region, compiling, fall_back, replayed
+
+__all__ = ["call"]
+
+
+def _tensor_cls():
+    from ..torch._tensor import Tensor
+    return Tensor
+
+
+def _region(module) -> Region:
+    d = module.__dict__
+    r = d.get("_msnb_region")
+    if r is None:
+        r = d["_msnb_region"] = Region(f"{type(module).__name__}.forward")
+    return r
+
+
+def _amp_key():
+    from ..torch.amp import autocast_mode, policy
+    frames = autocast_mode.current_frames()
+    return policy.active_level(), tuple((f.kind, f.device_type, f.enabled, str(f.dtype)) for f in frames)
+
+
+def _guard(module, args, Tensor):
+    """The guard key of this call, or a reason string when it cannot be compiled."""
+    from ..torch.autograd.grad_mode import STATE as GRAD
+    parts = [GRAD.enabled, _amp_key()]
+    for a in args:
+        if isinstance(a, Tensor):
+            parts.append((tuple(a.shape), a.dtype, a.requires_grad))
+        elif a is None or isinstance(a, (bool, int, float, str)):
+            parts.append(("const", type(a), a))
+        else:
+            return f"an argument of type {type(a).__name__} (only tensors and Python scalars are compiled)"
+    mods = list(module.modules())
+    for m in mods:
+        d = m.__dict__
+        if d.get("_forward_hooks") or d.get("_forward_pre_hooks") or d.get("_backward_hooks"):
+            return f"{type(m).__name__} has hooks registered"
+    parts.append(tuple(m.training for m in mods))
+    parts.append(tuple((id(p), tuple(p.shape), p.dtype, p.requires_grad) for p in module.parameters()))
+    parts.append(tuple((id(b), tuple(b.shape), b.dtype) for b in module.buffers()))
+    return tuple(parts)
+
+
+def _flatten(out, Tensor):
+    if isinstance(out, Tensor):
+        return [out], None
+    if isinstance(out, (tuple, list)) and out and all(isinstance(o, Tensor) for o in out):
+        return list(out), type(out)
+    return None, None
+
+
+def _unflatten(flat, spec):
+    return flat[0] if spec is None else spec(flat)
+
+
+class _Entry:
+    """One compiled forward (and backward) for one guard key."""
+
+    def __init__(self, fwd, n_out, spec, n_res, written, bwd=None, diff=(), wrt=(), mask=()):
+        self.fwd, self.n_out, self.spec, self.n_res, self.written = fwd, n_out, spec, n_res, written
+        self.bwd, self.diff, self.wrt, self.mask = bwd, diff, wrt, mask
+
+    def run(self, inputs):
+        from ..torch._core import wrap
+        outs = _ms.trace_run(self.fwd, inputs)
+        n, r = self.n_out, self.n_res
+        for i, new in zip(self.written, outs[n + r:]):
+            _ms.set_data(inputs[i], new)
+        flat = [wrap(o) for o in outs[:n]]
+        if self.bwd is not None:
+            from ..torch.autograd.grad_mode import STATE as GRAD
+            if GRAD.enabled:
+                self.attach(flat, outs[n:n + r], inputs)
+        replayed()
+        return flat
+
+    def attach(self, flat, res, inputs):
+        """Give ``flat``'s differentiable outputs one autograd node running the backward graph."""
+        from ..torch._core import K, record, wrap
+        diff = tuple(flat[i] for i in self.diff)
+        wrt = tuple(inputs[i] for i in self.wrt)
+        bwd, mask = self.bwd, self.mask
+
+        def backward(*grads):
+            gs = tuple(g if g is not None else wrap(K.zeros_like(d)) for g, d in zip(grads, diff))
+            out = iter(_ms.trace_run(bwd, (*gs, *res, *inputs)))
+            return tuple(wrap(next(out)) if m else None for m in mask)
+
+        record("CompiledFunctionBackward", diff, wrt, backward)
+
+
+def call(module, args, kwargs, eager):
+    """Run ``module(*args, **kwargs)`` in graph mode; ``eager(args, kwargs)`` is the PyNative call."""
+    Tensor = _tensor_cls()
+    if kwargs:
+        return eager(args, kwargs)
+    region = _region(module)
+    key = _guard(module, args, Tensor)
+    if isinstance(key, str):
+        file, line, text, _ = user_frame(2)
+        from .capture import _place
+        fall_back(Fallback(region.label, key, _place(file, line) if file else "", text))
+        return eager(args, kwargs)
+    if key in region.eager:
+        return eager(args, kwargs)
+    entry = region.entries.get(key)
+    params = tuple(module.parameters())
+    buffers = tuple(module.buffers())
+    if entry is not None:
+        xs = tuple(a for a in args if isinstance(a, Tensor))
+        flat = entry.run((*xs, *params, *buffers))
+        return _unflatten(flat, entry.spec)
+    if region.sighting(key) < 2:
+        return eager(args, kwargs)
+    return _record(module, region, key, args, params, buffers, eager, Tensor)
+
+
+def _record(module, region, key, args, params, buffers, eager, Tensor):
+    from ..torch.autograd.graph import run_backward
+    from ..torch._core import K, wrap
+    xs = [a for a in args if isinstance(a, Tensor)]
+    aliases = [_alias(a) for a in xs]
+    it = iter(aliases)
+    rargs = tuple(next(it) if isinstance(a, Tensor) else a for a in args)
+    inputs = (*aliases, *params, *buffers)
+    file, line, text, _ = user_frame(3)
+    where = (file, line)
+    label = region.label
+    with compiling(label):
+        rec = Recording(region.phase("fwd"), inputs, where)
+        with rec:
+            out = eager(rargs, {})
+            flat, spec = _flatten(out, Tensor)
+            if flat is None:
+                rec.broken = rec.broken or _why(f"it returns {type(out).__name__} (tensors or a tuple of tensors "
+                                                "are compiled)", file, line, text)
+                res, diff = [], []
+            else:
+                diff = [i for i, o in enumerate(flat) if o._grad_fn is not None]
+                res = residuals([flat[i] for i in diff], inputs) if diff else []
+            ok = rec.close([*flat, *res]) if flat is not None else rec.close([])
+        if not ok:
+            return _give_up(region, key, rec.broken, out)
+        entry = _Entry(rec.phase, len(flat), spec, len(res), tuple(rec.written))
+        if diff:
+            wrt = [i for i, t in enumerate(inputs) if t.requires_grad or t._grad_fn is not None]
+            sens = [wrap(K.ones_like(flat[i])) for i in diff]
+            brec = Recording(region.phase("bwd"), (*sens, *res, *inputs), where)
+            with brec:
+                grads = run_backward([flat[i] for i in diff], sens, retain_graph=True,
+                                     inputs=[inputs[i] for i in wrt], capture=True, allow_unused=True,
+                                     stop_at_inputs=True)
+                ok = brec.close([g for g in grads if g is not None])
+            if not ok:
+                return _give_up(region, key, brec.broken, out)
+            entry.bwd, entry.diff, entry.wrt = brec.phase, tuple(diff), tuple(wrt)
+            entry.mask = tuple(g is not None for g in grads)
+    region.entries[key] = entry
+    if diff:  # this call's results: swap the recorded tape for the compiled backward
+        for o in flat:
+            o._grad_fn = None
+        real = (*xs, *params, *buffers)
+        entry.attach(flat, tuple(res), real)
+    return _unflatten(flat, spec)
+
+
+def _alias(x):
+    """A new tensor object standing for the region input ``x``: the recorder's
+    input, and the edge where the region's backward graph stops.  It stays
+    linked to ``x``'s autograd history, so a recording that falls back still
+    returns results that backpropagate into ``x``."""
+    from ..torch._core import K, needs_grad, record, wrap
+    al = wrap(K.identity(x))
+    if needs_grad(x):
+        record("GraphInputBackward", al, (x,), lambda g: (g,))
+    return al
+
+
+def _why(reason, file, line, text):
+    from .capture import Break
+    return Break(reason, "", file, line, text)
+
+
+def _give_up(region, key, brk, out):
+    """The recording was broken: keep this call's eager result, run the key in PyNative from now on."""
+    reason = f"{brk.api} {brk.what}" if brk.api else brk.what
+    fb = Fallback(region.label, reason, brk.where if brk.file else "", brk.text)
+    region.eager[key] = fb
+    fall_back(fb)
+    return out
