@@ -11,9 +11,10 @@ caught here rather than compiled wrong:
 * random numbers drawn on the host -- the replay would reuse them
   (:func:`host_random`);
 * an in-place write (``_ms.set_data``) -- MindSpore does not see it, so the
-  write is re-routed: the recorder is told the tensor now holds the new value,
-  and writes to the region's inputs become extra graph outputs written back
-  after each replay.
+  write is re-routed: a Parameter (which MindSpore binds into the graph
+  itself) gets a recorded ``assign``; any other tensor is re-pointed and the
+  recorder told it now holds the new value, and writes to the region's
+  inputs become extra graph outputs written back after each replay.
 """
 
 from __future__ import annotations
@@ -115,13 +116,16 @@ class Recording:
 
     ``close(outputs)`` compiles it; leaving the block without closing, or
     with :attr:`broken` set, abandons it.  In-place writes to ``inputs``
-    are collected in :attr:`written` (input positions, in first-write order)."""
+    are collected in :attr:`written` (input positions, in first-write order);
+    the graph's outputs are ``outputs``, then those inputs' new values, then
+    the results of Parameter assigns (ignored by callers)."""
 
     def __init__(self, phase: str, inputs, where=("", 0)):
         self.phase = phase
         self.inputs = tuple(inputs)
         self._pos = {id(t): i for i, t in enumerate(self.inputs)}
         self.written: list[int] = []
+        self._assigned: list = []
         self.broken: Break | None = None
         self.where = where
         self._closed = False
@@ -135,6 +139,12 @@ class Recording:
         return self
 
     def _write(self, dst, src) -> None:
+        if isinstance(dst, _ms.ms.Parameter) and dst.shape == src.shape and dst.dtype == src.dtype:
+            # MindSpore binds a recorded Parameter itself (not a graph input):
+            # a recorded assign updates it in place at every replay, kept alive
+            # by making its result a graph output
+            self._assigned.append(_ms.ms.ops.assign(dst, src))
+            return
         _ms._update(dst, src)
         _ms.trace_pass(src, dst)
         i = self._pos.get(id(dst))
@@ -147,7 +157,7 @@ class Recording:
         if self.broken is not None:
             _ms.trace_abandon(self.inputs[0] if self.inputs else None)
             return False
-        _ms.trace_end(tuple(outputs) + tuple(self.inputs[i] for i in self.written))
+        _ms.trace_end(tuple(outputs) + tuple(self.inputs[i] for i in self.written) + tuple(self._assigned))
         self._closed = True
         return True
 

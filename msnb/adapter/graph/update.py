@@ -3,8 +3,9 @@
 Graph: ``(tensors the update reads) -> (what it returns, the tensors it
 wrote)``; after each replay the written tensors get their new values in
 place, so parameters, ``.grad`` and ``optimizer.state`` stay the same
-objects as in PyNative.  Python numbers (learning rate, momentum, betas, step
-counts, ``max_norm``) are part of the guard key: a scheduler that changes
+objects as in PyNative.  Python numbers (learning rate, momentum, betas,
+``max_norm``) are part of the guard key (step counts are not: a recorded
+optimizer computes with its ``step`` tensor, see ``optim.optimizer.bump_step``): a scheduler that changes
 the learning rate once per epoch costs one compile per value; numbers that
 change at every step make the update run in PyNative (said once).
 """
@@ -57,7 +58,7 @@ def run(region: Region, key, inputs, fn):
     if region.sighting(key) < 2:
         if len(region.seen) > _MAX_KEYS and not region.entries:
             file, line, text, _ = user_frame(3)
-            fb = Fallback(region.label, "its numbers (learning rate, step count, ...) change at every call, so "
+            fb = Fallback(region.label, "its numbers (e.g. the learning rate) change at every call, so "
                           "each call would need a new graph", _place(file, line) if file else "", text)
             region.eager["*"] = fb
             fall_back(fb)
@@ -103,7 +104,7 @@ def optimizer_step(opt, fn) -> None:
                 v = st[k]
                 if isinstance(v, Tensor):
                     states.append(v)
-                    sk.append((k, tuple(v.shape), v.dtype, v.__dict__.get("_msnb_step")))
+                    sk.append((k, tuple(v.shape), v.dtype))  # a step count is a graph input, not a key
                 else:
                     sk.append((k, _number_key(v)))
             key.append((id(p), tuple(p.shape), p.dtype, tuple(p.grad.shape), p.grad.dtype, tuple(sk)))

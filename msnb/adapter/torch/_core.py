@@ -79,7 +79,7 @@ def binary_operands(a, b):
             if b.dtype is da:
                 return a, b, da
         elif tb_ is float:
-            if da.is_floating_point:
+            if da.is_floating_point and da is not D.float64:
                 return a, b, da
         elif tb_ is int and da._kind in "fiu":
             return a, (float(b) if da.is_floating_point else b), da
@@ -104,7 +104,17 @@ def binary_operands(a, b):
         a = float(a)
     if not tb and rt.is_floating_point and isinstance(b, int):
         b = float(b)
+    if rt is D.float64:  # MindSpore rounds a Python float operand to float32, even against float64
+        if not ta:
+            a = _f64(a)
+        if not tb:
+            b = _f64(b)
     return a, b, rt
+
+
+def _f64(x):
+    import numpy as np
+    return ms.Tensor(np.float64(x))
 
 
 def cast(x, dtype):

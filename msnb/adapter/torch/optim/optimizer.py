@@ -50,7 +50,11 @@ def sc(x, a):
 
     MindSpore rounds a Python float operand to float32 even against a float64
     tensor; PyTorch keeps float64 math in float64.  Float64 tensors therefore
-    get a float64 0-d tensor; float32 ones keep the cheap Python scalar."""
+    get a float64 0-d tensor; float32 ones keep the cheap Python scalar.  A
+    0-d tensor ``a`` (a step-dependent number while graph mode records) is
+    cast to ``x``'s dtype."""
+    if isinstance(a, ms.Tensor):
+        return a if a.dtype == x.dtype else K.cast(a, x.dtype)
     if x.dtype == _F64:
         return _Tensor64(np.float64(a))
     return a
@@ -58,6 +62,8 @@ def sc(x, a):
 
 def scaled(x, a):
     """``a * x`` (torch's ``alpha=``/``value=`` scaling); no kernel when ``a == 1``."""
+    if isinstance(a, ms.Tensor):
+        return K.mul(x, sc(x, a))
     return x if a == 1 else K.mul(x, sc(x, a))
 
 
@@ -99,7 +105,17 @@ def bump_step(step_t) -> float:
 
     PyTorch keeps ``step`` as a 0-d float32 tensor (so it round-trips through
     state dicts); msnb keeps that tensor but also remembers its value on the
-    object, so a step needs neither a kernel nor a device->host read."""
+    object, so a step needs neither a kernel nor a device->host read.
+
+    While graph mode records the step, the count is a graph value: the
+    increment is a kernel and the count comes back as a float64 0-d tensor,
+    so the numbers derived from it (Adam's bias corrections) are computed in
+    the graph -- in float64, as PyNative computes them in Python -- rather
+    than baked in as the recorded step's constants."""
+    if _graph_capture.current() is not None:
+        step_t.__dict__.pop("_msnb_step", None)
+        set_data(step_t, wrap(K.add(step_t, sc(step_t, 1.0))))
+        return wrap(K.cast(step_t, _F64))
     v = step_t.__dict__.get("_msnb_step")
     if v is None:
         v = float(step_t.item())
