@@ -82,10 +82,10 @@ def record_finish(report: RunReport, error: BaseException | None = None) -> RunR
     return report
 
 
-def record_graph(compile_seconds: float) -> None:
-    """One graph compiled in the running cell, taking ``compile_seconds``."""
+def record_graph(compile_seconds: float, graphs: int = 1) -> None:
+    """``graphs`` graphs compiled in the running cell, taking ``compile_seconds``."""
     if _current is not None:
-        _current.graphs_compiled += 1
+        _current.graphs_compiled += graphs
         _current.compile_time += compile_seconds
 
 

@@ -159,6 +159,8 @@ class Recording:
             return False
         _ms.trace_end(tuple(outputs) + tuple(self.inputs[i] for i in self.written) + tuple(self._assigned))
         self._closed = True
+        from .region import compiled
+        compiled()
         return True
 
     def _detach(self) -> None:

@@ -100,6 +100,11 @@ def replayed() -> None:
     _stats["replays"] += 1
 
 
+def compiled() -> None:
+    """One MindSpore graph compiled (a region has one, a module with autograd two)."""
+    _stats["graphs"] += 1
+
+
 @contextmanager
 def compiling(label: str, say=print):
     """Time one compile; past :data:`PROGRESS_AFTER` seconds say that it is
@@ -113,17 +118,17 @@ def compiling(label: str, say=print):
     timer = threading.Timer(PROGRESS_AFTER, show)
     timer.daemon = True
     t0 = time.perf_counter()
+    graphs0 = _stats["graphs"]
     timer.start()
     try:
         yield
     finally:
         timer.cancel()
         dt = time.perf_counter() - t0
-        _stats["graphs"] += 1
         _stats["compile_seconds"] += dt
         rep = _report()
         if rep is not None:
-            rep.record_graph(dt)
+            rep.record_graph(dt, _stats["graphs"] - graphs0)
         if shown.is_set() or dt > PROGRESS_AFTER:
             say(f"msnb graph: compiled {label} in {dt:.1f} s")
 
