@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from .. import _ms
 from . import STATE
-from .capture import Recording, residuals, user_frame
+from . import tree
+from .capture import Recording, _place, residuals, user_frame
 from .region import Fallback, Region, compiling, fall_back, replayed
 
 __all__ = ["call"]
@@ -37,48 +38,29 @@ def _amp_key():
     return policy.active_level(), tuple((f.kind, f.device_type, f.enabled, str(f.dtype)) for f in frames)
 
 
-def _guard(module, args, Tensor):
+def _guard(module, leaves, spec):
     """The guard key of this call, or a reason string when it cannot be compiled."""
     from ..torch.autograd.grad_mode import STATE as GRAD
-    parts = [GRAD.enabled, _amp_key()]
-    for a in args:
-        if isinstance(a, Tensor):
-            parts.append((tuple(a.shape), a.dtype, a.requires_grad))
-        elif a is None or isinstance(a, (bool, int, float, str)):
-            parts.append(("const", type(a), a))
-        else:
-            return f"an argument of type {type(a).__name__} (only tensors and Python scalars are compiled)"
     mods = list(module.modules())
     for m in mods:
         d = m.__dict__
         if d.get("_forward_hooks") or d.get("_forward_pre_hooks") or d.get("_backward_hooks"):
             return f"{type(m).__name__} has hooks registered"
-    parts.append(tuple(m.training for m in mods))
-    parts.append(tuple((id(p), tuple(p.shape), p.dtype, p.requires_grad) for p in module.parameters()))
-    parts.append(tuple((id(b), tuple(b.shape), b.dtype) for b in module.buffers()))
-    return tuple(parts)
-
-
-def _flatten(out, Tensor):
-    if isinstance(out, Tensor):
-        return [out], None
-    if isinstance(out, (tuple, list)) and out and all(isinstance(o, Tensor) for o in out):
-        return list(out), type(out)
-    return None, None
-
-
-def _unflatten(flat, spec):
-    return flat[0] if spec is None else spec(flat)
+    return (GRAD.enabled, _amp_key(), spec,
+            tuple((tuple(a.shape), a.dtype, a.requires_grad) for a in leaves),
+            tuple(m.training for m in mods),
+            tuple((id(p), tuple(p.shape), p.dtype, p.requires_grad) for p in module.parameters()),
+            tuple((id(b), tuple(b.shape), b.dtype) for b in module.buffers()))
 
 
 class _Entry:
     """One compiled forward (and backward) for one guard key."""
 
-    def __init__(self, fwd, n_out, spec, n_res, written, bwd=None, diff=(), wrt=(), mask=()):
+    def __init__(self, fwd, n_out, spec, n_res, written):
         self.fwd, self.n_out, self.spec, self.n_res, self.written = fwd, n_out, spec, n_res, written
-        self.bwd, self.diff, self.wrt, self.mask = bwd, diff, wrt, mask
+        self.bwd, self.diff, self.wrt, self.mask = None, (), (), ()
 
-    def run(self, inputs):
+    def run(self, inputs, redo):
         from ..torch._core import wrap
         outs = _ms.trace_run(self.fwd, inputs)
         n, r = self.n_out, self.n_res
@@ -88,18 +70,25 @@ class _Entry:
         if self.bwd is not None:
             from ..torch.autograd.grad_mode import STATE as GRAD
             if GRAD.enabled:
-                self.attach(flat, outs[n:n + r], inputs)
+                self.attach(flat, outs[n:n + r], inputs, redo)
         replayed()
         return flat
 
-    def attach(self, flat, res, inputs):
-        """Give ``flat``'s differentiable outputs one autograd node running the backward graph."""
+    def attach(self, flat, res, inputs, redo):
+        """Give ``flat``'s differentiable outputs one autograd node running the backward graph.
+
+        ``redo()`` re-runs the forward eagerly: a backward with
+        ``create_graph=True`` (gradients of gradients) differentiates that
+        instead, as the compiled backward is not itself differentiable."""
         from ..torch._core import K, record, wrap
+        from ..torch.autograd.grad_mode import STATE as GRAD
         diff = tuple(flat[i] for i in self.diff)
         wrt = tuple(inputs[i] for i in self.wrt)
-        bwd, mask = self.bwd, self.mask
+        bwd, mask, idx, written = self.bwd, self.mask, self.diff, self.written
 
         def backward(*grads):
+            if GRAD.enabled:  # create_graph=True
+                return _higher_order(redo, idx, wrt, grads, written)
             gs = tuple(g if g is not None else wrap(K.zeros_like(d)) for g, d in zip(grads, diff))
             out = iter(_ms.trace_run(bwd, (*gs, *res, *inputs)))
             return tuple(wrap(next(out)) if m else None for m in mask)
@@ -107,16 +96,31 @@ class _Entry:
         record("CompiledFunctionBackward", diff, wrt, backward)
 
 
+def _higher_order(redo, idx, wrt, grads, written):
+    from ..torch.autograd import grad as autograd_grad
+    if written:
+        raise RuntimeError("msnb graph mode: a backward with create_graph=True through a compiled module that "
+                           "updates its buffers (e.g. BatchNorm in train mode) is not supported; run this cell "
+                           "with --mode pynative")
+    flat = redo()
+    outs = [flat[i] for i in idx]
+    pairs = [(o, g) for o, g in zip(outs, grads) if g is not None]
+    got = autograd_grad([o for o, _ in pairs], list(wrt), [g for _, g in pairs], create_graph=True,
+                        allow_unused=True)
+    return tuple(got)
+
+
 def call(module, args, kwargs, eager):
     """Run ``module(*args, **kwargs)`` in graph mode; ``eager(args, kwargs)`` is the PyNative call."""
     Tensor = _tensor_cls()
-    if kwargs:
-        return eager(args, kwargs)
     region = _region(module)
-    key = _guard(module, args, Tensor)
+    try:
+        leaves, spec = tree.flatten((args, kwargs), Tensor)
+        key = _guard(module, leaves, spec)
+    except tree.Unsupported as exc:
+        key = f"an argument of type {exc} (tensors, Python constants and tuples/lists/dicts of them are compiled)"
     if isinstance(key, str):
         file, line, text, _ = user_frame(2)
-        from .capture import _place
         fall_back(Fallback(region.label, key, _place(file, line) if file else "", text))
         return eager(args, kwargs)
     if key in region.eager:
@@ -125,41 +129,44 @@ def call(module, args, kwargs, eager):
     params = tuple(module.parameters())
     buffers = tuple(module.buffers())
     if entry is not None:
-        xs = tuple(a for a in args if isinstance(a, Tensor))
-        flat = entry.run((*xs, *params, *buffers))
-        return _unflatten(flat, entry.spec)
+        flat = entry.run((*leaves, *params, *buffers), _redo(eager, spec, leaves, Tensor))
+        return tree.unflatten(entry.spec, flat)
     if region.sighting(key) < 2:
         return eager(args, kwargs)
-    return _record(module, region, key, args, params, buffers, eager, Tensor)
+    return _record(region, key, leaves, spec, params, buffers, eager, Tensor)
 
 
-def _record(module, region, key, args, params, buffers, eager, Tensor):
+def _redo(eager, spec, leaves, Tensor):
+    def redo():
+        a, k = tree.unflatten(spec, leaves)
+        return tree.flatten(eager(a, k), Tensor)[0]
+    return redo
+
+
+def _record(region, key, leaves, spec, params, buffers, eager, Tensor):
     from ..torch.autograd.graph import run_backward
     from ..torch._core import K, wrap
-    xs = [a for a in args if isinstance(a, Tensor)]
-    aliases = [_alias(a) for a in xs]
-    it = iter(aliases)
-    rargs = tuple(next(it) if isinstance(a, Tensor) else a for a in args)
+    aliases = [_alias(a) for a in leaves]
+    rargs, rkwargs = tree.unflatten(spec, aliases)
     inputs = (*aliases, *params, *buffers)
     file, line, text, _ = user_frame(3)
     where = (file, line)
-    label = region.label
-    with compiling(label):
+    with compiling(region.label):
         rec = Recording(region.phase("fwd"), inputs, where)
         with rec:
-            out = eager(rargs, {})
-            flat, spec = _flatten(out, Tensor)
-            if flat is None:
-                rec.broken = rec.broken or _why(f"it returns {type(out).__name__} (tensors or a tuple of tensors "
-                                                "are compiled)", file, line, text)
-                res, diff = [], []
-            else:
-                diff = [i for i, o in enumerate(flat) if o._grad_fn is not None]
-                res = residuals([flat[i] for i in diff], inputs) if diff else []
-            ok = rec.close([*flat, *res]) if flat is not None else rec.close([])
+            out = eager(rargs, rkwargs)
+            try:
+                flat, ospec = tree.flatten(out, Tensor)
+            except tree.Unsupported as exc:
+                rec.broken = rec.broken or _why(f"it returns {exc} (tensors, Python constants and "
+                                                "tuples/lists/dicts of them are compiled)", file, line, text)
+                flat, ospec = [], None
+            diff = [i for i, o in enumerate(flat) if o._grad_fn is not None]
+            res = residuals([flat[i] for i in diff], inputs) if diff else []
+            ok = rec.close([*flat, *res])
         if not ok:
             return _give_up(region, key, rec.broken, out)
-        entry = _Entry(rec.phase, len(flat), spec, len(res), tuple(rec.written))
+        entry = _Entry(rec.phase, len(flat), ospec, len(res), tuple(rec.written))
         if diff:
             wrt = [i for i, t in enumerate(inputs) if t.requires_grad or t._grad_fn is not None]
             sens = [wrap(K.ones_like(flat[i])) for i in diff]
@@ -177,9 +184,8 @@ def _record(module, region, key, args, params, buffers, eager, Tensor):
     if diff:  # this call's results: swap the recorded tape for the compiled backward
         for o in flat:
             o._grad_fn = None
-        real = (*xs, *params, *buffers)
-        entry.attach(flat, tuple(res), real)
-    return _unflatten(flat, spec)
+        entry.attach(flat, tuple(res), (*leaves, *params, *buffers), _redo(eager, spec, leaves, Tensor))
+    return out if not flat else tree.unflatten(ospec, flat)
 
 
 def _alias(x):
