@@ -58,3 +58,26 @@ def test_missing_script_and_bad_flag(python):
     assert child.returncode == 2 and "can't open file" in child.stderr
     child = python("-m", "msnb", "exec", "--mode", "eager", "x.py")
     assert child.returncode == 2 and "invalid choice: 'eager'" in child.stderr
+
+
+def test_report_file_says_what_graph_mode_did(python, tmp_path):
+    """``--report`` is how benchmarks read compile time of an unchanged script."""
+    import json
+    (tmp_path / "train.py").write_text(textwrap.dedent("""
+        import torch
+        net = torch.nn.Linear(3, 1)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for _ in range(5):
+            loss = net(torch.ones(4, 3)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        print("loss", round(loss.item(), 4))
+    """))
+    report = tmp_path / "report.json"
+    child = python("-m", "msnb", "exec", "--mode", "graph", "--report", str(report), str(tmp_path / "train.py"))
+    assert child.returncode == 0, child.stderr
+    data = json.loads(report.read_text())
+    assert data["mode"] == "graph" and data["ok"] is True
+    assert data["graphs_compiled"] >= 3 and data["compile_time"] > 0  # Linear fwd + bwd, SGD.step
+    assert data["steps"] == 4 and data["fallbacks"] == []
