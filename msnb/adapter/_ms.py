@@ -22,7 +22,7 @@ import mindspore as ms  # noqa: E402
 from mindspore._c_expression import TensorPy as _TensorPy  # noqa: E402
 
 __all__ = ["ms", "TensorPy", "set_data", "device_target", "MS_VERSION", "conv2d_prims", "trace_begin",
-           "trace_end", "trace_run", "trace_pass", "trace_abandon", "trace_open"]
+           "trace_end", "trace_run", "trace_pass", "trace_abandon", "trace_open", "trace_reset"]
 
 TensorPy = _TensorPy
 MS_VERSION = ms.__version__
@@ -159,6 +159,17 @@ def trace_abandon(output=None) -> None:
     try:
         if output is not None and _jit_context() is _TRACE:
             _RECORDER.end_graph(*_TRACE.where, _jt._DEFAULT_JIT_CONFIG, output)
+    finally:
+        _set_jit_context(None)
+
+
+def trace_reset(output) -> None:
+    """After a failed ``trace_end``: make sure no record stays open (best effort)."""
+    try:
+        if _jit_context() is _TRACE:
+            _RECORDER.end_graph(*_TRACE.where, _jt._DEFAULT_JIT_CONFIG, output)
+    except Exception:  # noqa: BLE001 - the record is being thrown away
+        pass
     finally:
         _set_jit_context(None)
 

@@ -157,7 +157,11 @@ class Recording:
         if self.broken is not None:
             _ms.trace_abandon(self.inputs[0] if self.inputs else None)
             return False
-        _ms.trace_end(tuple(outputs) + tuple(self.inputs[i] for i in self.written) + tuple(self._assigned))
+        try:
+            _ms.trace_end(tuple(outputs) + tuple(self.inputs[i] for i in self.written) + tuple(self._assigned))
+        except BaseException:
+            _ms.trace_reset(self.inputs[0] if self.inputs else None)
+            raise
         self._closed = True
         from .region import compiled
         compiled()

@@ -14,7 +14,7 @@ from .. import _ms
 from . import STATE
 from . import tree
 from .capture import Recording, _place, residuals, user_frame
-from .region import Fallback, Region, compiling, fall_back, replayed
+from .region import Fallback, Region, _first_line, compiling, fall_back, replayed
 
 __all__ = ["call"]
 
@@ -59,6 +59,7 @@ class _Entry:
     def __init__(self, fwd, n_out, spec, n_res, written):
         self.fwd, self.n_out, self.spec, self.n_res, self.written = fwd, n_out, spec, n_res, written
         self.bwd, self.diff, self.wrt, self.mask = None, (), (), ()
+        self.on_fail = None  # on_fail(reason): the key runs in PyNative from now on
 
     def run(self, inputs, redo):
         from ..torch._core import wrap
@@ -88,26 +89,37 @@ class _Entry:
 
         def backward(*grads):
             if GRAD.enabled:  # create_graph=True
-                return _higher_order(redo, idx, wrt, grads, written)
+                return _eager_backward(redo, idx, wrt, grads, written, True)
             gs = tuple(g if g is not None else wrap(K.zeros_like(d)) for g, d in zip(grads, diff))
-            out = iter(_ms.trace_run(bwd, (*gs, *res, *inputs)))
+            try:
+                out = iter(_ms.trace_run(bwd, (*gs, *res, *inputs)))
+            except Exception as exc:  # the compiled backward failed: differentiate the forward eagerly
+                if self.on_fail is not None:
+                    self.on_fail(f"its compiled backward failed to run ({_first_line(exc)})")
+                if written:
+                    raise
+                return _eager_backward(redo, idx, wrt, grads, written, False)
             return tuple(wrap(next(out)) if m else None for m in mask)
 
         record("CompiledFunctionBackward", diff, wrt, backward)
 
 
-def _higher_order(redo, idx, wrt, grads, written):
-    from ..torch.autograd import grad as autograd_grad
+def _eager_backward(redo, idx, wrt, grads, written, create_graph):
+    """Gradients for ``wrt`` from an eager re-run of the forward (``redo``)."""
+    from ..torch.autograd.grad_mode import enable_grad
+    from ..torch.autograd.graph import run_backward
     if written:
         raise RuntimeError("msnb graph mode: a backward with create_graph=True through a compiled module that "
                            "updates its buffers (e.g. BatchNorm in train mode) is not supported; run this cell "
                            "with --mode pynative")
-    flat = redo()
+    with enable_grad():
+        flat = redo()
     outs = [flat[i] for i in idx]
     pairs = [(o, g) for o, g in zip(outs, grads) if g is not None]
-    got = autograd_grad([o for o, _ in pairs], list(wrt), [g for _, g in pairs], create_graph=True,
-                        allow_unused=True)
-    return tuple(got)
+    # stop at ``wrt``: the engine running this node continues upstream itself
+    return run_backward([o for o, _ in pairs], [g for _, g in pairs], retain_graph=create_graph,
+                        create_graph=create_graph, inputs=list(wrt), capture=True, allow_unused=True,
+                        stop_at_inputs=True)
 
 
 def call(module, args, kwargs, eager):
@@ -129,7 +141,17 @@ def call(module, args, kwargs, eager):
     params = tuple(module.parameters())
     buffers = tuple(module.buffers())
     if entry is not None:
-        flat = entry.run((*leaves, *params, *buffers), _redo(eager, spec, leaves, Tensor))
+        try:
+            flat = entry.run((*leaves, *params, *buffers), _redo(eager, spec, leaves, Tensor))
+        except Exception as exc:  # a compiled graph that fails to run: PyNative from now on
+            del region.entries[key]
+            file, line, text, _ = user_frame(2)
+            fb = Fallback(region.label, f"its compiled graph failed to run ({_first_line(exc)})",
+                          _place(file, line) if file else "", text)
+            region.eager[key] = fb
+            out = eager(args, kwargs)
+            fall_back(fb)
+            return out
         return tree.unflatten(entry.spec, flat)
     if region.sighting(key) < 2:
         return eager(args, kwargs)
@@ -144,42 +166,84 @@ def _redo(eager, spec, leaves, Tensor):
 
 
 def _record(region, key, leaves, spec, params, buffers, eager, Tensor):
-    from ..torch.autograd.graph import run_backward
-    from ..torch._core import K, wrap
+    """Record and compile this key's graphs while running the call eagerly once.
+
+    If MindSpore's recorder or compiler fails (not the user's code), the key
+    runs in PyNative from now on: when the eager run already finished its
+    result is kept, otherwise the call is run again eagerly (an error the
+    user's code raises there is the one PyNative would raise)."""
     aliases = [_alias(a) for a in leaves]
     rargs, rkwargs = tree.unflatten(spec, aliases)
     inputs = (*aliases, *params, *buffers)
     file, line, text, _ = user_frame(3)
+    state = {"out": _MISSING}
+    try:
+        with compiling(region.label):
+            done = _record_graphs(region, key, spec, leaves, params, buffers, inputs, rargs, rkwargs, eager, Tensor,
+                                  (file, line, text), state)
+    except Exception as exc:  # the recorder or the compiler failed
+        fb = Fallback(region.label, f"MindSpore could not record or compile it ({_first_line(exc)})",
+                      _place(file, line) if file else "", text)
+        region.eager[key] = fb
+        out = state["out"]
+        if out is _MISSING:
+            a, k = tree.unflatten(spec, leaves)
+            out = eager(a, k)  # raises here if the user's code is at fault
+        fall_back(fb)
+        return out
+    return done
+
+
+_MISSING = object()
+
+
+def _marker(region, key, src):
+    """``mark(reason)``: drop ``key``'s graphs; it runs in PyNative from now on."""
+    file, line, text = src
+
+    def mark(reason):
+        region.entries.pop(key, None)
+        if key not in region.eager:
+            fb = Fallback(region.label, reason, _place(file, line) if file else "", text)
+            region.eager[key] = fb
+            fall_back(fb)
+    return mark
+
+
+def _record_graphs(region, key, spec, leaves, params, buffers, inputs, rargs, rkwargs, eager, Tensor, src, state):
+    from ..torch.autograd.graph import run_backward
+    from ..torch._core import K, wrap
+    file, line, text = src
     where = (file, line)
-    with compiling(region.label):
-        rec = Recording(region.phase("fwd"), inputs, where)
-        with rec:
-            out = eager(rargs, rkwargs)
-            try:
-                flat, ospec = tree.flatten(out, Tensor)
-            except tree.Unsupported as exc:
-                rec.broken = rec.broken or _why(f"it returns {exc} (tensors, Python constants and "
-                                                "tuples/lists/dicts of them are compiled)", file, line, text)
-                flat, ospec = [], None
-            diff = [i for i, o in enumerate(flat) if o._grad_fn is not None]
-            res = residuals([flat[i] for i in diff], inputs) if diff else []
-            ok = rec.close([*flat, *res])
+    rec = Recording(region.phase("fwd"), inputs, where)
+    with rec:
+        out = state["out"] = eager(rargs, rkwargs)
+        try:
+            flat, ospec = tree.flatten(out, Tensor)
+        except tree.Unsupported as exc:
+            rec.broken = rec.broken or _why(f"it returns {exc} (tensors, Python constants and "
+                                            "tuples/lists/dicts of them are compiled)", file, line, text)
+            flat, ospec = [], None
+        diff = [i for i, o in enumerate(flat) if o._grad_fn is not None]
+        res = residuals([flat[i] for i in diff], inputs) if diff else []
+        ok = rec.close([*flat, *res])
+    if not ok:
+        return _give_up(region, key, rec.broken, out)
+    entry = _Entry(rec.phase, len(flat), ospec, len(res), tuple(rec.written))
+    entry.on_fail = _marker(region, key, src)
+    if diff:
+        wrt = [i for i, t in enumerate(inputs) if t.requires_grad or t._grad_fn is not None]
+        sens = [wrap(K.ones_like(flat[i])) for i in diff]
+        brec = Recording(region.phase("bwd"), (*sens, *res, *inputs), where)
+        with brec:
+            grads = run_backward([flat[i] for i in diff], sens, retain_graph=True,
+                                 inputs=[inputs[i] for i in wrt], capture=True, allow_unused=True,
+                                 stop_at_inputs=True)
+            ok = brec.close([g for g in grads if g is not None])
         if not ok:
-            return _give_up(region, key, rec.broken, out)
-        entry = _Entry(rec.phase, len(flat), ospec, len(res), tuple(rec.written))
-        if diff:
-            wrt = [i for i, t in enumerate(inputs) if t.requires_grad or t._grad_fn is not None]
-            sens = [wrap(K.ones_like(flat[i])) for i in diff]
-            brec = Recording(region.phase("bwd"), (*sens, *res, *inputs), where)
-            with brec:
-                grads = run_backward([flat[i] for i in diff], sens, retain_graph=True,
-                                     inputs=[inputs[i] for i in wrt], capture=True, allow_unused=True,
-                                     stop_at_inputs=True)
-                ok = brec.close([g for g in grads if g is not None])
-            if not ok:
-                return _give_up(region, key, brec.broken, out)
-            entry.bwd, entry.diff, entry.wrt = brec.phase, tuple(diff), tuple(wrt)
-            entry.mask = tuple(g is not None for g in grads)
+            return _give_up(region, key, brec.broken, out)
+        entry.bwd, entry.diff, entry.wrt = brec.phase, tuple(diff), tuple(wrt)
+        entry.mask = tuple(g is not None for g in grads)
     region.entries[key] = entry
     if diff:  # this call's results: swap the recorded tape for the compiled backward
         for o in flat:

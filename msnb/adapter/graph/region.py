@@ -46,6 +46,12 @@ _log: list[Fallback] = []
 _stats = {"graphs": 0, "compile_seconds": 0.0, "replays": 0}
 
 
+def _first_line(exc) -> str:
+    """``"Type: first line of the message"`` (MindSpore errors run to dozens of lines)."""
+    msg = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {msg[0]}" if msg else type(exc).__name__
+
+
 def _report():
     return sys.modules.get("msnb.runtime.report")
 

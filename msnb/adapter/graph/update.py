@@ -16,7 +16,7 @@ import time
 
 from .. import _ms
 from .capture import Recording, _place, user_frame
-from .region import Fallback, Region, compiling, fall_back, replayed, _report
+from .region import Fallback, Region, _first_line, _report, compiling, fall_back, replayed
 
 __all__ = ["optimizer_step", "clip_grad_norm"]
 
@@ -52,7 +52,11 @@ def run(region: Region, key, inputs, fn):
         return fn()
     entry = region.entries.get(key)
     if entry is not None:
-        return entry.run(inputs)
+        try:
+            return entry.run(inputs)
+        except Exception as exc:  # a compiled graph that fails to run: PyNative from now on
+            del region.entries[key]
+            return _failed(region, key, f"its compiled graph failed to run ({_first_line(exc)})", fn)
     if key in region.eager:
         return fn()
     if region.sighting(key) < 2:
@@ -64,11 +68,16 @@ def run(region: Region, key, inputs, fn):
             fall_back(fb)
         return fn()
     file, line, text, _ = user_frame(3)
-    with compiling(region.label):
-        rec = Recording(region.phase("update"), inputs, (file, line))
-        with rec:
-            result = fn()
-            ok = rec.close([result] if result is not None else [])
+    result = _MISSING
+    try:
+        with compiling(region.label):
+            rec = Recording(region.phase("update"), inputs, (file, line))
+            with rec:
+                result = fn()
+                ok = rec.close([result] if result is not None else [])
+    except Exception as exc:  # the recorder or the compiler failed
+        reason = f"MindSpore could not record or compile it ({_first_line(exc)})"
+        return _failed(region, key, reason, fn if result is _MISSING else (lambda: result))
     if not ok:
         brk = rec.broken
         fb = Fallback(region.label, f"{brk.api} {brk.what}" if brk.api else brk.what,
@@ -78,6 +87,20 @@ def run(region: Region, key, inputs, fn):
         return result
     region.entries[key] = _Entry(rec.phase, int(result is not None), tuple(rec.written))
     return result
+
+
+_MISSING = object()
+
+
+def _failed(region, key, reason, fn):
+    """Run ``key`` in PyNative from now on; ``fn()`` gives this call's result
+    (raising, as PyNative would, if the user's code is at fault)."""
+    file, line, text, _ = user_frame(4)
+    fb = Fallback(region.label, reason, _place(file, line) if file else "", text)
+    region.eager[key] = fb
+    out = fn()
+    fall_back(fb)
+    return out
 
 
 # --- optimizer.step() -------------------------------------------------------------------
