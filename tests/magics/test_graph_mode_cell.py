@@ -48,6 +48,14 @@ def test_graph_cell_trains_reports_and_explains(run, ip, capsys):
     assert last.mode == "graph" and last.graphs_compiled >= 2  # Linear.forward (+ backward) and SGD.step
     assert last.fallbacks and "item()" in last.fallbacks[0]
     assert last.steps >= 4 and last.step_time > 0
+    from msnb.widgets import make_panel
+    panel = make_panel()  # the panel's "last cell" section shows the same run
+    try:
+        shown = panel.status.value
+        assert "<td>graph</td>" in shown and f"<td>{last.graphs_compiled}</td>" in shown
+        assert "Net.forward runs in PyNative" in shown
+    finally:
+        panel.close()
     run("%msnb explain")
     full = capsys.readouterr().out
     assert "1 fallback(s) to PyNative" in full and "where: cell line 12" in full
