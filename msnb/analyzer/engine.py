@@ -29,12 +29,12 @@ import libcst as cst
 
 from .finding import MODES, Category, Finding, Severity
 from .fixes import Edit, apply_edits
-from .inference import Binding, Inference, Kind
+from .inference import JIT, RECORDED, Binding, Inference, Kind
 from .masking import PYTHON_CELL_MAGICS, cell_magic, mask
 from .rules import ALL_RULES
 from .rules.base import Rule
 
-__all__ = ["Context", "analyze", "fix", "STRICT", "Analysis", "run"]
+__all__ = ["Context", "analyze", "fix", "STRICT", "Analysis", "run", "RECORDED", "JIT"]
 
 #: Re-raise exceptions from rules instead of turning them into MSN001.
 STRICT = False
@@ -58,7 +58,9 @@ class Context:
         #: (ClassDef, "module" | "function" | None) of enclosing classes
         self.classes: list[tuple[ast.ClassDef, str | None]] = []
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-        self._graph_depth = 0
+        #: (kind, index of its scope in ``infer.scopes``) of each enclosing
+        #: compiled function, innermost last; kind is ``RECORDED`` or ``JIT``
+        self._graph: list[tuple[str, int]] = []
         self.findings: list[tuple[Finding, Edit | None, Callable[[], bool] | None]] = []
         self._rule: type[Rule] | None = None
 
@@ -93,11 +95,38 @@ class Context:
         return self.parents[-1] if self.parents else None
 
     def in_graph_code(self) -> bool:
-        """True inside code MindSpore compiles in Graph mode: ``forward`` /
-        ``construct`` of an ``nn.Module`` subclass, ``forward`` / ``backward``
-        of an autograd Function, or a ``@ms.jit`` / ``@torch.compile``
-        function."""
-        return self._graph_depth > 0
+        """True inside code that is compiled in Graph mode, by either route
+        (see :meth:`graph_code_kind`)."""
+        return bool(self._graph)
+
+    def graph_code_kind(self) -> str | None:
+        """How the enclosing code is compiled in Graph mode, which decides
+        what a construct in it does:
+
+        * ``RECORDED`` - ``forward`` / ``construct`` of an ``nn.Module``,
+          ``forward`` / ``backward`` of an autograd Function (and functions
+          defined inside them).  msnb's graph mode runs this Python eagerly
+          while MindSpore's trace recorder records the kernels, then replays
+          the graph: any Python runs, but a tensor value read on the host
+          makes msnb run the module in PyNative, and Python side effects
+          happen only on the recorded calls (docs/graph.md).
+        * ``JIT`` - a ``@mindspore.jit`` function: MindSpore's own compiler
+          parses its source, with that compiler's syntax limits.
+
+        ``@torch.compile`` is not listed: msnb's ``torch.compile`` returns
+        the function unchanged, so it runs as plain Python.  None outside
+        compiled code; the innermost compiled function decides."""
+        return self._graph[-1][0] if self._graph else None
+
+    def is_outer_name(self, name: str) -> bool:
+        """True when ``name``, used inside compiled code, is not bound by the
+        compiled function or a function nested in it: a global, a closure
+        variable or an earlier cell's name, which outlives one call."""
+        if not self._graph:
+            return False
+        first = self._graph[0][1]
+        scopes = self.infer.scopes
+        return not any(name in s.names or name in s.params for s in scopes[first:])
 
     def enclosing_class_kind(self) -> str | None:
         return self.classes[-1][1] if self.classes else None
@@ -281,7 +310,8 @@ class _Walker:
         infer.bind(fn.name, Binding(Kind.OTHER, line=fn.lineno))
         self._handlers(type(fn), fn)
         cls_kind = ctx.enclosing_class_kind() if ctx.classes and ctx.parent is ctx.classes[-1][0] else None
-        graph = (cls_kind in _FORWARD_NAMES and fn.name in _FORWARD_NAMES[cls_kind]) or infer.is_graph_decorated(fn)
+        graph = infer.graph_decorator(fn) or (
+            RECORDED if cls_kind in _FORWARD_NAMES and fn.name in _FORWARD_NAMES[cls_kind] else None)
         infer.push()
         args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
         tensor_params = cls_kind in _FORWARD_NAMES and fn.name in _FORWARD_NAMES[cls_kind]
@@ -299,12 +329,14 @@ class _Walker:
                 infer.scope.params.add(extra.arg)
                 infer.scope.names[extra.arg] = Binding(Kind.OTHER, line=fn.lineno)
         ctx.functions.append(fn)
-        ctx._graph_depth += 1 if graph else 0
+        if graph:
+            ctx._graph.append((graph, len(infer.scopes) - 1))
         ctx.parents.append(fn)
         for stmt in fn.body:
             self.walk(stmt)
         ctx.parents.pop()
-        ctx._graph_depth -= 1 if graph else 0
+        if graph:
+            ctx._graph.pop()
         ctx.functions.pop()
         infer.pop()
 

@@ -34,6 +34,8 @@ __all__ = [
     "normalize_module",
     "TENSOR_NAMESPACES",
     "VIEW_METHODS",
+    "RECORDED",
+    "JIT",
 ]
 
 #: Import roots that stand for torch / torchvision (longest prefix wins).
@@ -80,6 +82,9 @@ class Binding:
     line: int = 0
     in_cell: bool = True
     origin: str | None = None  # qualified name of the call that produced it
+    #: a function-local name bound to something unknown: ``OTHER`` so it
+    #: hides an outer tensor of that name, but not known to be a non-tensor
+    unknown: bool = False
 
 
 @dataclass
@@ -145,8 +150,15 @@ _MODULE_RETURNING_METHODS = frozenset(
      "to_empty", "type"}
 )
 
-_GRAPH_DECORATORS = frozenset({"mindspore.jit", "torch.jit.script", "torch.compile", "mindspore.ms_function",
-                               "torch.jit.trace"})
+#: How compiled code is compiled (``Context.graph_code_kind``): recorded by
+#: msnb's graph mode while it runs, or parsed by MindSpore's ``jit``.
+RECORDED = "recorded"
+JIT = "jit"
+
+#: Decorators that hand a function to MindSpore's own graph compiler.
+#: ``torch.compile`` is absent on purpose: msnb's returns the function
+#: unchanged, so the function runs as plain Python.
+_JIT_DECORATORS = frozenset({"mindspore.jit", "mindspore.ms_function"})
 
 
 class Inference:
@@ -265,7 +277,7 @@ class Inference:
             self.scope.names.pop(name, None)
             # an unknown value still shadows an outer tensor of that name
             if len(self.scopes) > 1:
-                self.scope.names[name] = Binding(Kind.OTHER, in_cell=self.in_cell)
+                self.scope.names[name] = Binding(Kind.OTHER, in_cell=self.in_cell, unknown=True)
         else:
             binding.in_cell = self.in_cell
             self.scope.names[name] = binding
@@ -452,13 +464,14 @@ class Inference:
         self.bind(node.name, Binding(Kind.OTHER, line=node.lineno))
         return None
 
-    def is_graph_decorated(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    def graph_decorator(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+        """``JIT`` when ``fn`` is decorated with ``@mindspore.jit`` (bare or
+        called), else None."""
         for d in fn.decorator_list:
             target = d.func if isinstance(d, ast.Call) else d
-            q = self.qualname(target)
-            if q in _GRAPH_DECORATORS:
-                return True
-        return False
+            if self.qualname(target) in _JIT_DECORATORS:
+                return JIT
+        return None
 
 
 def view_base(expr: ast.AST) -> str | None:

@@ -12,8 +12,11 @@ that is removed leaves its code retired.  Ranges:
   handed to NumPy / OpenCV / matplotlib.
 * ``MSN4xx`` - API support and deprecation: names the adapter's support
   registry lacks, names PyTorch deprecated.
-* ``MSN5xx`` - Graph mode and autograd: constructs MindSpore's graph
-  compiler cannot capture, custom ``autograd.Function``.
+* ``MSN5xx`` - Graph mode and autograd: what changes when msnb's graph mode
+  records ``forward`` and replays it (host reads and random draws that make
+  a module run in PyNative, Python side effects that stop after the
+  recorded calls), syntax MindSpore's ``@ms.jit`` compiler cannot capture,
+  custom ``autograd.Function``.
 * ``MSN6xx`` - distributed, checkpoints, names colliding with MindSpore.
 * ``MSN9xx`` - noisy rules, **off by default**; enable them with
   ``analyze(..., rules=[...])``.
@@ -43,6 +46,7 @@ from .msn402_deprecated_api import DeprecatedApi
 from .msn501_graph_control_flow import GraphControlFlow
 from .msn502_graph_host_sync import GraphHostSync
 from .msn503_graph_unsupported_syntax import GraphUnsupportedSyntax
+from .msn504_graph_random_in_forward import GraphRandomInForward
 from .msn511_autograd_function import AutogradFunction
 from .msn601_distributed import Distributed
 from .msn611_torch_load_weights_only import TorchLoadWeightsOnly
@@ -57,7 +61,7 @@ ALL_RULES: list[type[Rule]] = [
     InplaceMethod, InplaceOnSlice, OutArgument, AugmentedAssignment, ViewWrite,
     TensorFormatSpec, NumpyInterop,
     UnsupportedApi, DeprecatedApi,
-    GraphControlFlow, GraphHostSync, GraphUnsupportedSyntax, AutogradFunction,
+    GraphControlFlow, GraphHostSync, GraphUnsupportedSyntax, GraphRandomInForward, AutogradFunction,
     Distributed, TorchLoadWeightsOnly, PickledModel, CellNameConflict,
     CellAttributeShadowing,
 ]
