@@ -22,7 +22,8 @@ import mindspore as ms  # noqa: E402
 from mindspore._c_expression import TensorPy as _TensorPy  # noqa: E402
 
 __all__ = ["ms", "TensorPy", "set_data", "device_target", "MS_VERSION", "conv2d_prims", "trace_begin",
-           "trace_end", "trace_run", "trace_pass", "trace_abandon", "trace_open", "trace_reset"]
+           "trace_end", "trace_run", "trace_pass", "trace_abandon", "trace_open", "trace_reset",
+           "untraced"]
 
 TensorPy = _TensorPy
 MS_VERSION = ms.__version__
@@ -88,6 +89,8 @@ def conv2d_prims(out_channel, kernel_size, pad_mode, pad, stride, dilation, grou
 # graph whose inputs are the tensors given to ``trace_begin`` (any other
 # tensor it read is a constant) and whose outputs are the tensors given to
 # ``trace_end``.  ``trace_run`` replays it on new inputs.
+import contextlib  # noqa: E402
+
 from mindspore.graph import jit_trace as _jt  # noqa: E402
 from mindspore.graph.api import _convert_python_data  # noqa: E402
 from mindspore.graph.jit_context import jit_context as _jit_context  # noqa: E402
@@ -161,6 +164,17 @@ def trace_abandon(output=None) -> None:
             _RECORDER.end_graph(*_TRACE.where, _jt._DEFAULT_JIT_CONFIG, output)
     finally:
         _set_jit_context(None)
+
+
+@contextlib.contextmanager
+def untraced():
+    """Run kernels without recording them, inside an open trace."""
+    ctx = _jit_context()
+    _set_jit_context(None)
+    try:
+        yield
+    finally:
+        _set_jit_context(ctx)
 
 
 def trace_reset(output) -> None:

@@ -8,8 +8,10 @@ caught here rather than compiled wrong:
 * a tensor value read on the host (``Tensor.numpy`` is the one door: ``item``,
   ``tolist``, ``bool``, printing, host-side ops) -- the replay would reuse the
   value of the recorded call; :func:`host_read` marks the recording broken;
-* random numbers drawn on the host -- the replay would reuse them
-  (:func:`host_random`);
+* random numbers drawn on the host -- the replay would reuse them: draws
+  from the samplers (``rand``, ``randn``, dropout masks, ...) become graph
+  inputs refilled before every replay (:meth:`Recording.feed`); any other
+  draw marks the recording broken (:func:`host_random`);
 * an in-place write (``_ms.set_data``) -- MindSpore does not see it, so the
   write is re-routed: a Parameter (which MindSpore binds into the graph
   itself) gets a recorded ``assign``; any other tensor is re-pointed and the
@@ -19,6 +21,7 @@ caught here rather than compiled wrong:
 
 from __future__ import annotations
 
+import itertools
 import linecache
 import os
 import sys
@@ -27,9 +30,11 @@ from dataclasses import dataclass
 
 from .. import _ms
 
-__all__ = ["Recording", "Break", "current", "host_read", "host_random", "residuals", "user_frame"]
+__all__ = ["Recording", "Break", "current", "host_read", "host_random", "feed", "residuals", "user_frame",
+           "refill"]
 
 _CURRENT: list = [None]
+_feed_ids = itertools.count()
 _ADAPTER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _MSNB_DIR = os.path.dirname(_ADAPTER_DIR)
 _MS_DIR = os.path.dirname(os.path.abspath(_ms.ms.__file__))
@@ -107,8 +112,24 @@ def host_read() -> None:
 
 def host_random() -> None:
     """Called where random numbers are drawn on the host."""
-    if _CURRENT[0] is not None:
+    rec = _CURRENT[0]
+    if rec is not None and not rec._feeding:
         _mark("draws random numbers on the host")
+
+
+def feed(fn, args, kwargs):
+    """A host-random adapter function called while recording (see :meth:`Recording.feed`)."""
+    return _CURRENT[0].feed(fn, args, kwargs)
+
+
+def _has_tensor(obj) -> bool:
+    if isinstance(obj, _ms.TensorPy):
+        return True
+    if isinstance(obj, (tuple, list)):
+        return any(_has_tensor(o) for o in obj)
+    if isinstance(obj, dict):
+        return any(_has_tensor(o) for o in obj.values())
+    return False
 
 
 class Recording:
@@ -126,6 +147,10 @@ class Recording:
         self._pos = {id(t): i for i, t in enumerate(self.inputs)}
         self.written: list[int] = []
         self._assigned: list = []
+        #: (fn, args, kwargs, slot): host random draws fed to the graph through Parameters
+        self.feeds: list = []
+        self._feeding = False
+        self.allow_feeds = True
         self.broken: Break | None = None
         self.where = where
         self._closed = False
@@ -151,6 +176,32 @@ class Recording:
         if i is not None and i not in self.written:
             self.written.append(i)
 
+    def feed(self, fn, args, kwargs):
+        """Random numbers drawn on the host, made a graph input.
+
+        ``fn(*args, **kwargs)`` (an adapter sampler such as ``rand`` or a
+        dropout mask, with no tensor arguments) draws as in PyNative; its
+        value goes into a fresh ``Parameter`` -- MindSpore binds a Parameter
+        into the graph and reads its memory at every replay -- and the region
+        gets a recorded copy of it.  Before each replay the same call draws
+        again (from the same generator, in the same order as PyNative would)
+        into that Parameter.  Draws that depend on tensor values break the
+        recording instead."""
+        if self.broken is not None or not self.allow_feeds or _has_tensor((args, kwargs)) \
+                or kwargs.get("requires_grad"):
+            return fn(*args, **kwargs)  # the host_random hook marks the break
+        from ..torch._core import K, wrap
+        self._feeding = True
+        try:
+            with _ms.untraced():
+                value = fn(*args, **kwargs)  # host data already: a plain MindSpore copy seeds the Parameter
+                slot = _ms.ms.Parameter(_ms.ms.Tensor(_ms.TensorPy.asnumpy(value)),
+                                        name=f"msnb_feed_{next(_feed_ids)}", requires_grad=False)
+        finally:
+            self._feeding = False
+        self.feeds.append((fn, args, kwargs, slot))
+        return wrap(K.identity(slot))
+
     def close(self, outputs) -> bool:
         """Compile with ``outputs`` (+ the written inputs appended); False if broken."""
         self._detach()
@@ -175,6 +226,12 @@ class Recording:
         if _CURRENT[0] is self:
             self._detach()
             _ms.trace_abandon(self.inputs[0] if self.inputs else None)
+
+
+def refill(feeds) -> None:
+    """Before a replay: draw every fed random input anew into its Parameter."""
+    for fn, args, kwargs, slot in feeds:
+        _ms.set_data(slot, fn(*args, **kwargs))
 
 
 # --- residuals: what a backward graph needs from its forward --------------------------

@@ -13,7 +13,7 @@ from __future__ import annotations
 from .. import _ms
 from . import STATE
 from . import tree
-from .capture import Recording, _place, residuals, user_frame
+from .capture import Recording, _place, refill, residuals, user_frame
 from .region import Fallback, Region, _first_line, compiling, fall_back, replayed
 
 __all__ = ["call"]
@@ -60,9 +60,12 @@ class _Entry:
         self.fwd, self.n_out, self.spec, self.n_res, self.written = fwd, n_out, spec, n_res, written
         self.bwd, self.diff, self.wrt, self.mask = None, (), (), ()
         self.on_fail = None  # on_fail(reason): the key runs in PyNative from now on
+        self.feeds = ()  # random draws fed to the forward graph (capture.Recording.feed)
 
     def run(self, inputs, redo):
         from ..torch._core import wrap
+        if self.feeds:
+            refill(self.feeds)
         outs = _ms.trace_run(self.fwd, inputs)
         n, r = self.n_out, self.n_res
         for i, new in zip(self.written, outs[n + r:]):
@@ -85,7 +88,8 @@ class _Entry:
         from ..torch.autograd.grad_mode import STATE as GRAD
         diff = tuple(flat[i] for i in self.diff)
         wrt = tuple(inputs[i] for i in self.wrt)
-        bwd, mask, idx, written = self.bwd, self.mask, self.diff, self.written
+        bwd, mask, idx = self.bwd, self.mask, self.diff
+        written = self.written or self.feeds  # a re-run would update buffers / draw again
 
         def backward(*grads):
             if GRAD.enabled:  # create_graph=True
@@ -110,8 +114,8 @@ def _eager_backward(redo, idx, wrt, grads, written, create_graph):
     from ..torch.autograd.graph import run_backward
     if written:
         raise RuntimeError("msnb graph mode: a backward with create_graph=True through a compiled module that "
-                           "updates its buffers (e.g. BatchNorm in train mode) is not supported; run this cell "
-                           "with --mode pynative")
+                           "updates its buffers (e.g. BatchNorm in train mode) or draws random numbers (dropout) "
+                           "is not supported; run this cell with --mode pynative")
     with enable_grad():
         flat = redo()
     outs = [flat[i] for i in idx]
@@ -231,10 +235,12 @@ def _record_graphs(region, key, spec, leaves, params, buffers, inputs, rargs, rk
         return _give_up(region, key, rec.broken, out)
     entry = _Entry(rec.phase, len(flat), ospec, len(res), tuple(rec.written))
     entry.on_fail = _marker(region, key, src)
+    entry.feeds = tuple(rec.feeds)
     if diff:
         wrt = [i for i, t in enumerate(inputs) if t.requires_grad or t._grad_fn is not None]
         sens = [wrap(K.ones_like(flat[i])) for i in diff]
         brec = Recording(region.phase("bwd"), (*sens, *res, *inputs), where)
+        brec.allow_feeds = False
         with brec:
             grads = run_backward([flat[i] for i in diff], sens, retain_graph=True,
                                  inputs=[inputs[i] for i in wrt], capture=True, allow_unused=True,

@@ -47,6 +47,18 @@ class Dropper(nn.Module):
         return self.b(self.d(self.a(x)))
 
 
+class Noisy(nn.Module):
+    """An in-place sampler: its draw cannot be fed to a graph."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(6, 3)
+
+    def forward(self, x):
+        h = self.a(x)
+        return h + torch.empty_like(h).uniform_(-0.1, 0.1)
+
+
 def _run(cls, n=5, seed=0):
     torch.manual_seed(seed)
     net = cls()
@@ -75,8 +87,8 @@ def _compare(cls, capsys):
 @pytest.mark.parametrize("cls, reason, text", [
     (Branchy, "item() reads a tensor value on the host", "if h.sum().item() > 0:"),
     (Talky, "a format string on a tensor reads a tensor value on the host", 'print(f"mean {y.mean():.3f}")'),
-    (Dropper, "draws random numbers on the host", "return self.b(self.d(self.a(x)))"),
-], ids=["item", "print", "dropout"])
+    (Noisy, "draws random numbers on the host", "return h + torch.empty_like(h).uniform_(-0.1, 0.1)"),
+], ids=["item", "print", "uniform_"])
 def test_falls_back_with_same_numbers_and_says_where(graph_mode, capsys, cls, reason, text):
     out = _compare(cls, capsys)
     fbs = [f for f in graph.fallbacks() if f.region == f"{cls.__name__}.forward"]
@@ -89,6 +101,14 @@ def test_falls_back_with_same_numbers_and_says_where(graph_mode, capsys, cls, re
     assert len(said) == 1 and text in said[0]  # one short line, once (not once per step)
     full = graph.explain()
     assert f"{cls.__name__}.forward" in full and text in full
+
+
+def test_dropout_masks_are_fed_to_the_graph_with_pynative_numbers(graph_mode, capsys):
+    """Dropout draws on the host; graph mode draws the same masks (same
+    generator, same order) into graph inputs before each replay."""
+    _compare(Dropper, capsys)
+    assert graph.fallbacks() == []
+    assert graph.stats()["replays"] >= 3
 
 
 def test_submodules_of_a_fallen_back_module_still_compile(graph_mode, capsys):

@@ -7,6 +7,8 @@ PyTorch (which no test relies on)."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ...graph import capture as _graph_capture
@@ -57,6 +59,17 @@ class Generator:
 default_generator = Generator()
 
 
+def _feedable(fn):
+    """Graph mode may feed this sampler's draws to a compiled graph (see
+    ``graph.capture.Recording.feed``); otherwise it is ``fn`` itself."""
+    @functools.wraps(fn)
+    def sampler(*args, **kwargs):
+        if _graph_capture._CURRENT[0] is not None:
+            return _graph_capture.feed(fn, args, kwargs)
+        return fn(*args, **kwargs)
+    return sampler
+
+
 def _g(generator):
     if _graph_capture._CURRENT[0] is not None:  # graph mode is recording: a replay would reuse the draw
         _graph_capture.host_random()
@@ -93,6 +106,7 @@ def _float_dtype(dtype):
     return d
 
 
+@_feedable
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     """msnb implementation of ``torch.rand``."""
@@ -100,6 +114,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
     return _finish(_g(generator).random(size_args(size)).astype(d.numpy), d, requires_grad)
 
 
+@_feedable
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
     """msnb implementation of ``torch.randn``."""
@@ -107,6 +122,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     return _finish(_g(generator).standard_normal(size_args(size)).astype(d.numpy), d, requires_grad)
 
 
+@_feedable
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
             device=None, requires_grad=False):
     """msnb implementation of ``torch.randint``: ``randint(10, (2, 2))`` and ``randint(0, 10, (2, 2))``."""
@@ -122,11 +138,13 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     return _finish(arr.astype(d.numpy), d, requires_grad)
 
 
+@_feedable
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     d = D.to_torch_dtype(dtype) if dtype is not None else D.int64
     return _finish(_g(generator).permutation(int(n)).astype(d.numpy), d, requires_grad)
 
 
+@_feedable
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, requires_grad=False):
     """msnb implementation of ``torch.normal``: tensor means/stds, or scalars with ``size``."""
@@ -147,9 +165,16 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     """msnb implementation of ``torch.bernoulli``."""
-    probs = input.numpy() if p is None else np.full(tuple(input.shape), p)
+    if p is not None:
+        return _bernoulli_p(tuple(input.shape), p, input.dtype, generator)
+    probs = input.numpy()
     arr = (_g(generator).random(probs.shape) < probs).astype(input.dtype.numpy)
     return _finish(arr, input.dtype)
+
+
+@_feedable
+def _bernoulli_p(shape, p, dtype, generator=None):
+    return _finish((_g(generator).random(shape) < p).astype(dtype.numpy), dtype)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):

@@ -24,7 +24,7 @@ from .._core import K, cast, ms, needs_grad, record, wrap
 from .._ops import indexing as I, pointwise as P, reduction as Rd, shape as S
 from .._ops.creation import _finish, zeros
 from .._ops import conv as _conv
-from .._ops.random import _g
+from .._ops.random import _feedable, _g
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -539,8 +539,14 @@ def _check_p(p):
 
 
 def _dropout_mask(input, p, shape):
-    keep = (_g(None).random(shape) >= p).astype(input.dtype.numpy) * np.asarray(1 / (1 - p), input.dtype.numpy)
-    return _finish(keep, input.dtype)
+    return _keep_mask(input.dtype, p, shape)
+
+
+@_feedable
+def _keep_mask(dtype, p, shape):
+    """Dropout's scaled keep-mask (a sampler graph mode can feed to a compiled graph)."""
+    keep = (_g(None).random(shape) >= p).astype(dtype.numpy) * np.asarray(1 / (1 - p), dtype.numpy)
+    return _finish(keep, dtype)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
