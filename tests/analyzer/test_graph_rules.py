@@ -91,16 +91,18 @@ def test_torch_compile_functions_are_plain_python_on_msnb():
     assert _graph(src) == []
 
 
-def test_random_draws_in_forward_are_info():
-    (f,) = _graph(_module("x = x + torch.randn_like(x)"))
+def test_only_random_draws_graph_mode_cannot_feed_are_reported():
+    """Samplers and dropout masks are fed to the compiled graph (not reported);
+    in-place fills and draws from a tensor's values make the module fall back."""
+    (f,) = _graph(_module("x = x * x.new_empty(x.shape).uniform_()"))
     assert (f.rule, f.severity) == ("MSN504", Severity.INFO) and "PyNative" in f.message
-    (f,) = _graph(_module("x = F.dropout(x, 0.1, self.training)"))
+    (f,) = _graph(_module("x = torch.multinomial(x, 1)"))
     assert f.rule == "MSN504"
-    for body in ("x = F.dropout(x, 0.1, training=False)", "x = F.alpha_dropout(x, 0.1)",
-                 "x = F.rrelu(x)", "n = x.normal()"):
+    for body in ("x = x + torch.randn_like(x)", "x = F.dropout(x, 0.1, self.training)",
+                 "x = x * torch.bernoulli(x, 0.5)", "n = x.normal()"):
         assert _graph(_module(body)) == [], body
-    assert _graph(_jit("y = torch.rand(2)")) == []
-    assert analyze(HEAD + _module("x = torch.rand(2) + x"), mode="pynative", rules=["MSN504"], registry={}) == []
+    assert _graph(_jit("y = torch.rand(2).uniform_()")) == []
+    assert analyze(HEAD + _module("x.uniform_()"), mode="pynative", rules=["MSN504"], registry={}) == []
 
 
 def test_autograd_function_is_info_and_never_blocks_a_graph_cell():
