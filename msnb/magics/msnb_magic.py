@@ -38,10 +38,11 @@ def _status(magics: "MsnbMagics", args: str) -> None:
 
 @subcommand("explain")
 def _explain(magics: "MsnbMagics", args: str) -> None:
-    """Graph mode: graphs compiled, and every part that ran in PyNative with why and where."""
-    if args.strip():
-        raise UsageError("%msnb explain takes no arguments")
-    print(magics.runtime.explain())
+    """Graph mode: graphs compiled, and every part that ran in PyNative with why and where
+    (``--reset`` then forgets them, to start a fresh count)."""
+    if args.strip() not in ("", "--reset"):
+        raise UsageError("%msnb explain takes no arguments but --reset")
+    print(magics.runtime.explain(reset=args.strip() == "--reset"))
 
 
 @subcommand("panel")

@@ -91,12 +91,17 @@ class Runtime:
                 if not name.startswith("_") and is_adapter_object(value)
             )
 
-    def explain(self) -> str:
-        """What graph mode compiled and, for what ran in PyNative instead, why and where."""
+    def explain(self, reset: bool = False) -> str:
+        """What graph mode compiled and, for what ran in PyNative instead, why
+        and where -- since the kernel started or the last ``reset``."""
         graph = sys.modules.get("msnb.adapter.graph")
         if graph is None:
             return "graph mode has not run in this kernel yet (run a cell with --mode graph)"
-        return graph.explain()
+        text = graph.explain()
+        if reset:
+            graph.reset()
+            text += "\n(counts and fallbacks reset)"
+        return text
 
     def status(self) -> dict[str, str]:
         """Mode, AMP, device (and the bound target once known), MindSpore version."""

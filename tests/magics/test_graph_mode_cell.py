@@ -59,6 +59,10 @@ def test_graph_cell_trains_reports_and_explains(run, ip, capsys):
     run("%msnb explain")
     full = capsys.readouterr().out
     assert "1 fallback(s) to PyNative" in full and "where: cell line 12" in full
+    run("%msnb explain --reset")
+    run("%msnb explain")
+    assert "no fallbacks" in capsys.readouterr().out
+    assert not run("%msnb explain --bogus", ok=False).success  # a one-line UsageError
     assert not graph.enabled()  # graph mode ends with the cell
 
 

@@ -76,8 +76,8 @@ def fallbacks() -> list[Fallback]:
 
 def explain() -> str:
     """The full fallback list as text (what ``%msnb explain`` prints)."""
-    head = (f"graph mode: {_stats['graphs']} graph(s) compiled in {_stats['compile_seconds']:.1f} s, "
-            f"{_stats['replays']} compiled call(s) run")
+    head = (f"graph mode (since the kernel started or `%msnb explain --reset`): {_stats['graphs']} graph(s) "
+            f"compiled in {_stats['compile_seconds']:.1f} s, {_stats['replays']} compiled call(s) run")
     if not _log:
         return head + "\nno fallbacks: every region ran as a compiled graph"
     lines = [head, f"{len(_log)} fallback(s) to PyNative:"]
