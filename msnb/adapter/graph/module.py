@@ -11,7 +11,6 @@ so ``loss.backward()`` and the optimizer see ordinary ``.grad`` values.
 from __future__ import annotations
 
 from .. import _ms
-from . import STATE
 from . import tree
 from .capture import Recording, _place, refill, residuals, user_frame
 from .region import Fallback, Region, _first_line, compiling, fall_back, replayed
@@ -40,6 +39,7 @@ def _amp_key():
 
 def _guard(module, leaves, spec):
     """The guard key of this call, or a reason string when it cannot be compiled."""
+    from ..torch.amp.policy import _MARK as amp_mark  # a per-module AMP level (apply_level)
     from ..torch.autograd.grad_mode import STATE as GRAD
     mods = list(module.modules())
     for m in mods:
@@ -48,7 +48,7 @@ def _guard(module, leaves, spec):
             return f"{type(m).__name__} has hooks registered"
     return (GRAD.enabled, _amp_key(), spec,
             tuple((tuple(a.shape), a.dtype, a.requires_grad) for a in leaves),
-            tuple(m.training for m in mods),
+            tuple((m.training, m.__dict__.get(amp_mark)) for m in mods),
             tuple((id(p), tuple(p.shape), p.dtype, p.requires_grad) for p in module.parameters()),
             tuple((id(b), tuple(b.shape), b.dtype) for b in module.buffers()))
 
