@@ -20,6 +20,59 @@ __all__ = ["K", "select", "TABLE"]
 ops = ms.ops
 mint = ms.mint
 
+# --- 2-D convolution: which formulation (torch/_ops/conv.py implements both) -------------
+# Measured with benchmarks/conv_kernels.py [--sweep] (2-core CPU host, MindSpore 2.10):
+# the native CPU Conv2D / Conv2DBackpropInput kernels run at ~0.1-0.2 GMAC/s, so above a
+# few million multiply-adds im2col + matmul wins (13-120x on the batch-128 shapes there);
+# below, im2col's dozen kernel launches cost more than the whole native convolution.
+#: Largest column tensor (bytes) the CPU im2col convolution builds at once; a batch
+#: whose columns are bigger runs in equal chunks of samples.  Chunks of 72-288 MB ran
+#: within noise of each other, 576 MB ~25% slower, 18-36 MB up to 2-3x slower.
+CONV2D_COLUMN_BYTES = 256 << 20
+#: Multiply-adds from which im2col beats the native CPU forward kernel (crossover
+#: measured at 1-2.5 M: batch 1 of a LeNet layer ties, batch 2 im2col is 1.5x faster) ...
+CONV2D_IM2COL_FORWARD_MACS = 2_000_000
+#: ... and the native input-gradient kernel (crossover measured at 5-10 M).
+CONV2D_IM2COL_GRAD_INPUT_MACS = 8_000_000
+_IM2COL_ITEMSIZE = {ms.float16: 2, ms.float32: 4, ms.float64: 8}
+
+
+def _conv2d_plan_native(x_dtype, w_dtype, x_shape, w_shape, out_hw, groups):
+    """MindSpore's own convolution kernels for every pass."""
+    return "native", "native", "native", x_shape[0]
+
+
+def _conv2d_plan_cpu(x_dtype, w_dtype, x_shape, w_shape, out_hw, groups):
+    """``(forward, grad_input, grad_weight, chunk)``: ``"im2col"`` or
+    ``"native"`` for each pass, and the samples per im2col chunk.
+
+    The filter gradient stays native: ``Conv2DBackpropFilter`` measured
+    1.3-10x faster than the matmul formulation on every shape tried.  A 1x1
+    stride-1 unpadded convolution is a matmul inside the native kernel too
+    (native 6-10 ms vs 50-110 ms for the transposes im2col needs).  float64
+    has no native CPU kernel, so it always takes im2col (one sample at a
+    time if need be); dtypes im2col cannot compute (bfloat16, integers) and
+    mixed dtypes stay native, which reports the error PyTorch users expect."""
+    n, c, h, w = x_shape
+    itemsize = _IM2COL_ITEMSIZE.get(x_dtype)
+    if itemsize is None or w_dtype != x_dtype:
+        return _conv2d_plan_native(x_dtype, w_dtype, x_shape, w_shape, out_hw, groups)
+    o, cg, kh, kw = w_shape
+    positions = out_hw[0] * out_hw[1]
+    # forward columns (C, K, L) and the input-gradient gather (K, C, H*W), per sample
+    per_sample = itemsize * c * kh * kw * max(positions + 1, h * w)
+    chunk = min(n, CONV2D_COLUMN_BYTES // per_sample)
+    if chunk < n:  # equal chunks: 128 samples at 113 per chunk run as 64 + 64
+        chunk = -(-n // -(-n // max(chunk, 1)))
+    if itemsize == 8:
+        return "im2col", "im2col", "im2col", chunk
+    macs = n * o * cg * kh * kw * positions
+    if per_sample > CONV2D_COLUMN_BYTES or (kh * kw == 1 and positions == h * w):
+        return _conv2d_plan_native(x_dtype, w_dtype, x_shape, w_shape, out_hw, groups)
+    return ("im2col" if macs >= CONV2D_IM2COL_FORWARD_MACS else "native",
+            "im2col" if macs >= CONV2D_IM2COL_GRAD_INPUT_MACS else "native", "native", chunk)
+
+
 # name: (cpu, ascend or None)
 TABLE = {
     # pointwise
@@ -72,6 +125,7 @@ TABLE = {
     # nn
     "softmax": (ops.softmax, mint.softmax), "log_softmax": (ops.log_softmax, None),
     "conv2d": (ops.conv2d, None), "conv1d": (ops.conv1d, None), "conv3d": (ops.conv3d, None),
+    "conv2d_plan": (_conv2d_plan_cpu, _conv2d_plan_native),
     "conv_transpose2d": (ops.conv_transpose2d, None),
     "max_pool2d": (ops.max_pool2d, None), "avg_pool2d": (ops.avg_pool2d, None),
     "gelu": (ops.gelu, None), "silu": (ops.silu, None), "leaky_relu": (ops.leaky_relu, None),
