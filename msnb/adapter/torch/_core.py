@@ -114,7 +114,7 @@ def binary_operands(a, b):
 
 def _f64(x):
     import numpy as np
-    return ms.Tensor(np.float64(x))
+    return wrap(ms.Tensor(np.float64(x)))
 
 
 def cast(x, dtype):
