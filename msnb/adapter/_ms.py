@@ -39,6 +39,14 @@ _assign = ms.ops.assign
 write_hook = None
 
 
+_shape = _TensorPy.shape.__get__
+
+#: ``__dict__`` keys where adapter ops record a result's dtype and shape (see
+#: ``msnb/adapter/torch/_tensor.py``); kept right here because this is the one
+#: place a tensor's data changes under its Python identity
+META = ("_dt", "_sh")
+
+
 def set_data(dst, src) -> None:
     """Make ``dst`` hold ``src``'s data (shape and dtype included), keeping
     ``dst``'s Python identity.
@@ -47,13 +55,50 @@ def set_data(dst, src) -> None:
     MindSpore's public ``assign_value`` refuses tensors that were inputs of a
     differentiated function and costs ~100x more).  A Parameter is written in
     place with ``ops.assign`` instead, because MindSpore graphs that hold it
-    (its optimizers, ``ms.jit`` functions) keep pointing at its memory."""
-    if write_hook is not None:  # graph mode is recording: the write becomes a graph output
-        write_hook(dst, src)
-    elif isinstance(dst, _Parameter) and dst.shape == src.shape and dst.dtype == src.dtype:
-        _assign(dst, src)
+    (its optimizers, ``ms.jit`` functions) keep pointing at its memory.
+
+    Guarantee: before a data pointer moves, the kernels producing ``src``
+    and ``dst`` have run.  MindSpore runs PyNative kernels asynchronously and
+    reading a tensor's shape with its own getter waits for the kernel behind
+    it; the adapter reads dtypes and shapes from its metadata cache instead
+    (which never waits), so without this wait the pointer of a still-queued
+    result could be handed on.  The wait costs ~0.25 us when the kernels
+    have run; when they have not, ``_update_data`` (MindSpore 2.10) waits for
+    the pipeline anyway, so an in-place write costs one round trip to the
+    kernel thread either way.  ``ops.assign`` is itself a queued kernel and
+    needs no wait.
+
+    ``dst``'s recorded dtype/shape (``META``) become ``src``'s, or are
+    dropped when ``src`` has none; they are dropped before the write, so a
+    write that fails half-way leaves none that could be wrong.  A Parameter
+    never carries them, since MindSpore's own ``Parameter.set_data`` can
+    change it behind msnb's back."""
+    d = dst.__dict__
+    for k in META:
+        d.pop(k, None)
+    hook = write_hook
+    if hook is not None:  # graph mode is recording: the write becomes a graph output
+        _shape(src)
+        _shape(dst)
+        hook(dst, src)
+    elif isinstance(dst, _Parameter):
+        if dst.shape == src.shape and dst.dtype == src.dtype:
+            _assign(dst, src)
+        else:
+            _shape(src)
+            _shape(dst)
+            _update(dst, src)
+        return
     else:
+        _shape(src)
+        _shape(dst)
         _update(dst, src)
+    sd = getattr(src, "__dict__", None)
+    if sd is not None and not isinstance(dst, _Parameter):
+        for k in META:
+            v = sd.get(k)
+            if v is not None:
+                d[k] = v
 
 
 def device_target() -> str:

@@ -12,10 +12,25 @@ place, writes it into the root, then refreshes every live view of that root,
 so every alias sees every write -- including MindSpore code reading the same
 objects.  Autograd follows the same path (the write-back is a differentiable
 op), which is how PyTorch's ``CopySlices`` behaves.
+
+Recorded metadata
+-----------------
+MindSpore runs PyNative kernels asynchronously, and its dtype/shape getters
+wait until the kernel producing the tensor has run.  An adapter op reads its
+operands' dtypes and shapes (promotion, broadcasting checks), so reading them
+from MindSpore would make every op wait for the previous one.  Ops that know
+their result's dtype and shape record them on it (:func:`meta`, the
+``_dt``/``_sh`` attributes), and ``Tensor.dtype``/``shape`` read those first.
+A tensor nothing recorded on reads MindSpore's getters once and keeps the
+answer (``read_meta``).  ``_ms.set_data`` -- the only way a tensor's data
+changes under its identity -- moves the record along with the data.  Setting
+``MSNB_CHECK_META=1`` makes every read compare the record with MindSpore's
+getters (for test runs).
 """
 
 from __future__ import annotations
 
+import os
 import weakref
 
 from .._dispatch import K
@@ -25,18 +40,75 @@ from .autograd.grad_mode import STATE, no_grad
 from .autograd.graph import record
 
 __all__ = ["wrap", "needs_grad", "to_ms_operand", "binary_operands", "inplace", "make_view",
-           "Tensor_", "snapshot", "write_out", "cast", "wrap_fresh", "record", "K", "STATE", "no_grad", "ms"]
+           "Tensor_", "snapshot", "write_out", "cast", "wrap_fresh", "record", "K", "STATE", "no_grad", "ms",
+           "meta", "copy_meta", "shape_of", "read_meta", "CHECK_META"]
 
 Tensor_ = None  # set by _tensor once the class exists (avoids an import cycle)
+_MS_TENSOR = ms.Tensor
 
 
 def wrap(x):
     """Re-class a fresh MindSpore tensor as an adapter tensor (no copy)."""
-    if type(x) is not Tensor_:
-        if isinstance(x, Tensor_):  # a Parameter or other subclass: make a plain alias
+    tx = type(x)
+    if tx is not Tensor_:
+        # a Parameter or other subclass becomes a plain alias; the isinstance check
+        # (through ABCMeta, ~0.3 us) is skipped for the usual plain MindSpore result
+        if tx is not _MS_TENSOR and isinstance(x, Tensor_):
             x = K.identity(x)
         x.__class__ = Tensor_
     return x
+
+
+#: compare recorded dtypes/shapes with MindSpore's getters on every read
+CHECK_META = os.environ.get("MSNB_CHECK_META", "") not in ("", "0")
+_ms_shape = TensorPy.shape.__get__
+_ms_dtype = TensorPy.dtype.__get__
+
+
+def meta(t, dtype, shape):
+    """Record ``t``'s dtype (a torch dtype) and shape (a tuple); returns ``t``.
+    Only for a fresh op result whose dtype and shape are known for certain."""
+    t._dt = dtype
+    t._sh = shape
+    return t
+
+
+def copy_meta(dst, src):
+    """``dst`` (a fresh copy of ``src``) gets ``src``'s recorded metadata, if any."""
+    d = getattr(src, "_dt", None)
+    if d is not None and d is not D.bfloat16:  # MindSpore's CPU copy kernel has no bfloat16
+        dst._dt = d
+        dst._sh = src._sh
+    return dst
+
+
+def _meta_mismatch(t, what, recorded, real):
+    raise AssertionError(f"msnb: recorded {what} {recorded} of a tensor is wrong: MindSpore has {real}")
+
+
+def read_meta(t):
+    """``(dtype, shape)`` from MindSpore's getters, kept on ``t`` (set by ``_tensor``)."""
+    raise NotImplementedError
+
+
+if CHECK_META:
+    def shape_of(x) -> tuple:
+        """``x``'s shape as a tuple, checked against MindSpore's getter."""
+        s = getattr(x, "_sh", None)
+        real = tuple(_ms_shape(x))
+        if s is not None and s != real:
+            _meta_mismatch(x, "shape", s, real)
+        if s is None and type(x) is Tensor_:
+            read_meta(x)
+        return real
+else:
+    def shape_of(x) -> tuple:
+        """``x``'s shape as a tuple: the recorded one if there is one (no wait
+        for ``x``'s kernel), else MindSpore's."""
+        s = getattr(x, "_sh", None)
+        if s is not None:
+            return s
+        return read_meta(x)[1] if type(x) is Tensor_ else tuple(_ms_shape(x))
 
 
 def wrap_fresh(x, *inputs):
@@ -53,7 +125,9 @@ def needs_grad(*ts) -> bool:
     if not STATE.enabled:
         return False
     for t in ts:
-        if isinstance(t, Tensor_) and (t._grad_fn is not None or t._req_grad):
+        # (isinstance(t, Tensor_) goes through ABCMeta: Python numbers are ruled out first)
+        if (type(t) is Tensor_ or (isinstance(t, TensorPy) and isinstance(t, Tensor_))) and \
+                (t._grad_fn is not None or t._req_grad):
             return True
     return False
 
@@ -113,8 +187,9 @@ def binary_operands(a, b):
 
 
 def _f64(x):
+    # an adapter tensor: autograd may save it for backward (it reads ``_v``)
     import numpy as np
-    return wrap(ms.Tensor(np.float64(x)))
+    return meta(wrap(ms.Tensor(np.float64(x))), D.float64, ())
 
 
 def cast(x, dtype):
@@ -123,7 +198,7 @@ def cast(x, dtype):
     if x.dtype is dtype:
         return x
     src = x.dtype
-    out = wrap(K.cast(x, dtype))
+    out = meta(wrap(K.cast(x, dtype)), dtype, shape_of(x))
     if needs_grad(x) and dtype.is_floating_point and src.is_floating_point:
         record("ToCopyBackward0", out, (x,), lambda g: (cast(g, src),))
     return out
@@ -160,7 +235,7 @@ def inplace(self, new):
         if grad_on and new._grad_fn is None and self._grad_fn is not None:
             # a constant written over a tensor in the graph (``zero_``, ``fill_``):
             # the old value gets a zero gradient, as in PyTorch
-            new = wrap(K.identity(new))
+            new = copy_meta(wrap(K.identity(new)), new)
             record("FillBackward0", new, (self,), lambda g: (g * 0,))
         set_data(self, new)
         self._v += 1
@@ -194,7 +269,7 @@ def write_out(out, result):
         return inplace(out, result)
     if out._vbase is not None:
         raise RuntimeError("msnb: cannot resize a view passed as out=")
-    set_data(out, K.identity(result))
+    set_data(out, copy_meta(wrap(K.identity(result)), result))
     out._v += 1
     _refresh_views(out, False)
     return out
@@ -204,7 +279,7 @@ def snapshot(t):
     """A new tensor holding ``t``'s current value and autograd identity but
     belonging to no alias group, so an op about to overwrite ``t`` in place
     can save its old value for backward."""
-    s = wrap(K.identity(t))
+    s = copy_meta(wrap(K.identity(t)), t)
     if t._grad_fn is not None:
         s._grad_fn, s._output_nr = t._grad_fn, t._output_nr
     elif t._req_grad:

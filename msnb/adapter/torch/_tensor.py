@@ -33,6 +33,29 @@ __all__ = ["Tensor", "Size"]
 _ms_shape = TensorPy.shape.__get__
 _ms_dtype = TensorPy.dtype.__get__
 _FROM_MS = D._FROM_MS
+# MindSpore's dtype getter returns its module-level dtype objects, which hash
+# slowly (~1 us): look them up by identity first
+_MS_DTYPES = [ms.float16, ms.bfloat16, ms.float32, ms.float64, ms.int8, ms.int16, ms.int32, ms.int64,
+              ms.uint8, ms.bool_, ms.complex64, ms.complex128]
+_BY_ID = {id(m): _FROM_MS[m] for m in _MS_DTYPES}
+
+
+def _raw_dtype(t):
+    m = _ms_dtype(t)
+    d = _BY_ID.get(id(m))
+    return d if d is not None else _FROM_MS[m]
+
+
+def _read_meta(t):
+    """``t``'s dtype and shape from MindSpore (waiting for its kernel if it
+    is still queued).  A plain adapter tensor keeps them, as an op's result
+    does: its metadata changes only through ``_ms.set_data``.  A Parameter
+    does not (MindSpore's ``Parameter.set_data`` can change it)."""
+    d, s = _raw_dtype(t), tuple(_ms_shape(t))
+    if type(t) is Tensor:
+        t._dt = d
+        t._sh = s
+    return d, s
 
 
 class Size(tuple):
@@ -93,33 +116,45 @@ class Tensor(ms.Tensor):
             self.requires_grad_(True)
 
     # --- metadata ----------------------------------------------------------
+    # dtype and shape recorded by the op that made the tensor (see "Recorded
+    # metadata" in _core): read without waiting for its kernel
+    _dt = None
+    _sh = None
+
     @property
     def shape(self):
-        return Size(_ms_shape(self))
+        s = self._sh
+        return Size(s if s is not None else _read_meta(self)[1])
 
     def size(self, dim=None):
-        s = _ms_shape(self)
+        s = self._sh
+        if s is None:
+            s = _read_meta(self)[1]
         if dim is None:
             return Size(s)
         return s[dim]
 
     @property
     def dtype(self):
-        return _FROM_MS[_ms_dtype(self)]
+        d = self._dt
+        return d if d is not None else _read_meta(self)[0]
 
     @property
     def ndim(self):
-        return len(_ms_shape(self))
+        s = self._sh
+        return len(s if s is not None else _read_meta(self)[1])
 
     def dim(self):
-        return len(_ms_shape(self))
+        s = self._sh
+        return len(s if s is not None else _read_meta(self)[1])
 
     ndimension = dim
 
     def numel(self):
+        s = self._sh
         n = 1
-        for s in _ms_shape(self):
-            n *= s
+        for k in (s if s is not None else _read_meta(self)[1]):
+            n *= k
         return n
 
     nelement = numel
@@ -163,7 +198,7 @@ class Tensor(ms.Tensor):
 
     def stride(self, dim=None):
         st, acc = [], 1
-        for s in reversed(_ms_shape(self)):
+        for s in reversed(self.shape):
             st.append(acc)
             acc *= s
         st = tuple(reversed(st))
@@ -267,6 +302,18 @@ class Tensor(ms.Tensor):
         self._v += 1
         _core._refresh_views(self, False)
 
+    # MindSpore's own in-place writers, which MindSpore code may call on an
+    # adapter tensor: the recorded dtype/shape no longer hold afterwards
+    def assign_value(self, value):
+        self.__dict__.pop("_dt", None)
+        self.__dict__.pop("_sh", None)
+        return super().assign_value(value)
+
+    def set_dtype(self, dtype):
+        self.__dict__.pop("_dt", None)
+        self.__dict__.pop("_sh", None)
+        return super().set_dtype(dtype)
+
     @property
     def T(self):  # noqa: N802
         return self.permute(*reversed(range(self.ndim)))
@@ -321,7 +368,7 @@ class Tensor(ms.Tensor):
     def __len__(self):
         if self.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return _ms_shape(self)[0]
+        return self.shape[0]
 
     def __iter__(self):
         if self.ndim == 0:
@@ -698,32 +745,33 @@ def _iop(fn):
     return op
 
 
-Tensor.__add__ = lambda self, other: P.add(self, other)
+# forward operators are the functional ops themselves (one Python call less per op)
+Tensor.__add__ = P.add
 Tensor.__radd__ = lambda self, other: P.add(other, self)
 Tensor.__iadd__ = _iop(P.add)
-Tensor.__sub__ = lambda self, other: P.sub(self, other)
+Tensor.__sub__ = P.sub
 Tensor.__rsub__ = lambda self, other: P.sub(other, self)
 Tensor.__isub__ = _iop(P.sub)
-Tensor.__mul__ = lambda self, other: P.mul(self, other)
+Tensor.__mul__ = P.mul
 Tensor.__rmul__ = lambda self, other: P.mul(other, self)
 Tensor.__imul__ = _iop(P.mul)
-Tensor.__truediv__ = lambda self, other: P.div(self, other)
+Tensor.__truediv__ = P.div
 Tensor.__rtruediv__ = lambda self, other: P.div(other, self)
 Tensor.__itruediv__ = _iop(P.div)
-Tensor.__floordiv__ = lambda self, other: P.floor_divide(self, other)
+Tensor.__floordiv__ = P.floor_divide
 Tensor.__rfloordiv__ = lambda self, other: P.floor_divide(other, self)
 Tensor.__ifloordiv__ = _iop(P.floor_divide)
-Tensor.__mod__ = lambda self, other: P.remainder(self, other)
+Tensor.__mod__ = P.remainder
 Tensor.__rmod__ = lambda self, other: P.remainder(other, self)
 Tensor.__imod__ = _iop(P.remainder)
-Tensor.__pow__ = lambda self, other: P.pow(self, other)
+Tensor.__pow__ = P.pow
 Tensor.__rpow__ = lambda self, other: P.pow(other, self)
 Tensor.__ipow__ = _iop(P.pow)
-Tensor.__matmul__ = lambda self, other: L.matmul(self, other)
+Tensor.__matmul__ = L.matmul
 Tensor.__rmatmul__ = lambda self, other: L.matmul(other, self)
-Tensor.__neg__ = lambda self: P.neg(self)
+Tensor.__neg__ = P.neg
 Tensor.__pos__ = lambda self: self
-Tensor.__abs__ = lambda self: P.abs(self)
+Tensor.__abs__ = P.abs
 Tensor.__invert__ = lambda self: P.bitwise_not(self)
 Tensor.__and__ = lambda self, other: P.bitwise_and(self, other)
 Tensor.__rand__ = lambda self, other: P.bitwise_and(self, other)
@@ -736,10 +784,10 @@ Tensor.__rxor__ = lambda self, other: P.bitwise_xor(self, other)
 Tensor.__ixor__ = _iop(P.bitwise_xor)
 Tensor.__eq__ = lambda self, other: P.eq(self, other) if isinstance(other, (TensorPy, numbers.Number, np.ndarray, list)) else NotImplemented
 Tensor.__ne__ = lambda self, other: P.ne(self, other) if isinstance(other, (TensorPy, numbers.Number, np.ndarray, list)) else NotImplemented
-Tensor.__lt__ = lambda self, other: P.lt(self, other)
-Tensor.__le__ = lambda self, other: P.le(self, other)
-Tensor.__gt__ = lambda self, other: P.gt(self, other)
-Tensor.__ge__ = lambda self, other: P.ge(self, other)
+Tensor.__lt__ = P.lt
+Tensor.__le__ = P.le
+Tensor.__gt__ = P.gt
+Tensor.__ge__ = P.ge
 Tensor.__hash__ = lambda self: id(self)
 
 
@@ -809,4 +857,32 @@ def _block_unimplemented():
 
 
 _block_unimplemented()
+
+
+def _check_meta():
+    """``MSNB_CHECK_META=1``: every metadata read returns MindSpore's value
+    and fails if the recorded one differs (a recorded dtype or shape that is
+    wrong would silently change promotion and broadcasting)."""
+    shape_of = _core.shape_of
+
+    def dtype_of(self):
+        d = self.__dict__.get("_dt")
+        real = _raw_dtype(self)
+        if d is not None and d is not real:
+            _core._meta_mismatch(self, "dtype", d, real)
+        if d is None:
+            _read_meta(self)  # kept, so later reads check that it stays right
+        return real
+
+    Tensor.dtype = property(dtype_of)
+    Tensor.shape = property(lambda self: Size(shape_of(self)))
+    Tensor.ndim = property(lambda self: len(shape_of(self)))
+    Tensor.dim = Tensor.ndimension = lambda self: len(shape_of(self))
+    Tensor.size = lambda self, dim=None: Size(shape_of(self)) if dim is None else shape_of(self)[dim]
+    Tensor.numel = Tensor.nelement = lambda self: Size(shape_of(self)).numel()
+
+
+if _core.CHECK_META:
+    _check_meta()
 _core.Tensor_ = Tensor
+_core.read_meta = _read_meta

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtype as D
-from .._core import K, binary_operands, cast, needs_grad, record, wrap, write_out, TensorPy
+from .._core import K, binary_operands, cast, meta, needs_grad, record, shape_of, wrap, write_out, TensorPy
 
 __all__ = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow",
            "neg", "abs", "exp", "exp2", "log", "log2", "log10", "sqrt", "rsqrt", "square", "sin", "cos",
@@ -33,28 +33,61 @@ def sum_to(g, shape):
     return g
 
 
+# Result dtypes an op records only where its CPU kernels are known to succeed
+# (bfloat16 and complex kernels are missing for most ops): a failing MindSpore
+# kernel reports its error when its result's metadata is first read, and a
+# recorded dtype would postpone that.  Sets of ``id``s: dtypes hash slowly.
+_F = frozenset(map(id, (D.float16, D.float32, D.float64)))
+_FI = _F | frozenset(map(id, (D.int8, D.int16, D.int32, D.int64, D.uint8)))
+_FIB = _FI | {id(D.bool)}
+
+
 def _shape(x):
-    return tuple(x.shape) if isinstance(x, TensorPy) else ()
+    return shape_of(x) if isinstance(x, TensorPy) else ()
 
 
 def _binary(kernel, a, b, out):
     a, b, rt = binary_operands(a, b)
-    res = wrap(_call2(kernel, a, b))
+    res = _call2(kernel, a, b, rt)
     return a, b, rt, res
 
 
-_ms_shape = TensorPy.shape.__get__
+def _call2(kernel, a, b, dtype, ok=_FI):
+    """Run a broadcasting binary kernel whose result has ``dtype`` and wrap
+    the result, recording its dtype and shape when ``id(dtype)`` is in ``ok``.
+    Shapes are checked first: MindSpore runs kernels asynchronously and
+    would report a mismatch only when the result is first read, as a
+    ``ValueError``."""
+    if isinstance(a, TensorPy):
+        sh = shape_of(a)
+        if isinstance(b, TensorPy):
+            sb = shape_of(b)
+            if sb != sh:
+                sh = broadcast_shape(sh, sb)
+    else:  # binary_operands leaves at most one operand a Python number
+        sh = shape_of(b)
+    res = wrap(kernel(a, b))
+    if id(dtype) in ok:
+        res._dt = dtype
+        res._sh = sh
+    return res
 
 
-def _call2(kernel, a, b):
-    """Run a broadcasting binary kernel.  Shapes are checked first: MindSpore
-    runs kernels asynchronously and would report a mismatch only when the
-    result is first read, as a ``ValueError``."""
-    if isinstance(a, TensorPy) and isinstance(b, TensorPy):
-        sa, sb = _ms_shape(a), _ms_shape(b)
-        if sa != sb:
-            check_broadcast(tuple(sa), tuple(sb))
-    return kernel(a, b)
+def broadcast_shape(sa, sb):
+    """The broadcast of shapes ``sa`` and ``sb`` (tuples), or PyTorch's
+    RuntimeError when they do not broadcast."""
+    n = len(sa) if len(sa) > len(sb) else len(sb)
+    pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+    out = []
+    for i in range(n):
+        x, y = pa[i], pb[i]
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            check_broadcast(sa, sb)
+    return tuple(out)
 
 
 def check_broadcast(sa, sb):
@@ -74,11 +107,11 @@ def add(input, other, *, alpha=1, out=None):
     a, b, rt = binary_operands(input, other)
     if rt is D.bool:
         return write_out(out, logical_or(a, b))
-    res = wrap(_call2(K.add, a, b))
+    res = _call2(K.add, a, b, rt)
     if needs_grad(a, b):
         sa, sb = _shape(a), _shape(b)
         record("AddBackward0", res, (a, b), lambda g: (sum_to(g, sa), sum_to(g, sb)))
-    return write_out(out, res)
+    return res if out is None else write_out(out, res)
 
 
 def sub(input, other, *, alpha=1, out=None):
@@ -89,7 +122,7 @@ def sub(input, other, *, alpha=1, out=None):
     if needs_grad(a, b):
         sa, sb = _shape(a), _shape(b)
         record("SubBackward0", res, (a, b), lambda g: (sum_to(g, sa), sum_to(neg(g), sb)))
-    return write_out(out, res)
+    return res if out is None else write_out(out, res)
 
 
 def mul(input, other, *, out=None):
@@ -97,14 +130,14 @@ def mul(input, other, *, out=None):
     a, b, rt = binary_operands(input, other)
     if rt is D.bool:
         return write_out(out, logical_and(a, b))
-    res = wrap(_call2(K.mul, a, b))
+    res = _call2(K.mul, a, b, rt)
     if needs_grad(a, b):
         sa, sb = _shape(a), _shape(b)
         record("MulBackward0", res, (a, b),
                lambda g: (sum_to(mul(g, b), sa) if _rg(a) else None,
                           sum_to(mul(g, a), sb) if _rg(b) else None),
                saved=tuple(t for t in (a, b) if isinstance(t, TensorPy)))
-    return write_out(out, res)
+    return res if out is None else write_out(out, res)
 
 
 def _rg(x):
@@ -124,14 +157,14 @@ def div(input, other, *, rounding_mode=None, out=None):
         rt = D.get_default_dtype()
         a = cast(a, rt) if isinstance(a, TensorPy) else float(a)
         b = cast(b, rt) if isinstance(b, TensorPy) else float(b)
-    res = wrap(_call2(K.div, a, b))
+    res = _call2(K.div, a, b, rt)
     if needs_grad(a, b):
         sa, sb = _shape(a), _shape(b)
         record("DivBackward0", res, (a, b),
                lambda g: (sum_to(div(g, b), sa) if _rg(a) else None,
                           sum_to(neg(div(mul(g, a), mul(b, b))), sb) if _rg(b) else None),
                saved=tuple(t for t in (a, b) if isinstance(t, TensorPy)))
-    return write_out(out, res)
+    return res if out is None else write_out(out, res)
 
 
 def _bad_mode(m):
@@ -145,7 +178,7 @@ subtract = sub
 
 def floor_divide(input, other, *, out=None):
     a, b, rt = binary_operands(input, other)
-    return write_out(out, wrap(K.floor_divide(a, b)) if not rt.is_floating_point else floor(div(a, b)))
+    return write_out(out, _call2(K.floor_divide, a, b, rt) if not rt.is_floating_point else floor(div(a, b)))
 
 
 def remainder(input, other, *, out=None):
@@ -197,24 +230,29 @@ def float_power(input, exponent):
     return pow(a, b)
 
 
-def _unary(name, kname, grad_fn=None, float_only=True, save_out=False, int_identity=False):
+def _unary(name, kname, grad_fn=None, float_only=True, save_out=False, int_identity=False, keeps=_F):
     def op(input, *, out=None):
         kernel = getattr(K, kname)
         x = input
-        if not x.dtype.is_floating_point and not x.dtype.is_complex:
+        dt = x.dtype
+        if not dt.is_floating_point and not dt.is_complex:
             if float_only:
                 x = cast(x, D.get_default_dtype())
+                dt = x.dtype
             elif int_identity:
-                return write_out(out, wrap(K.identity(x)))
+                return write_out(out, meta(wrap(K.identity(x)), dt, shape_of(x)))
         res = wrap(kernel(x))
+        if id(dt) in keeps:
+            res._dt = dt
+            res._sh = shape_of(x)
         if grad_fn is not None and needs_grad(x):
             record(name, res, (x,), lambda g: (grad_fn(g, x, res),), saved=(x,))
-        return write_out(out, res)
+        return res if out is None else write_out(out, res)
     op.__name__ = name
     return op
 
 
-neg = _unary("NegBackward0", "neg", lambda g, x, y: neg(g), float_only=False)
+neg = _unary("NegBackward0", "neg", lambda g, x, y: neg(g), float_only=False, keeps=_FI)
 negative = neg
 exp = _unary("ExpBackward0", "exp", lambda g, x, y: mul(g, y))
 log = _unary("LogBackward0", "log", lambda g, x, y: div(g, x))
@@ -234,13 +272,15 @@ atan = _unary("AtanBackward0", "atan", lambda g, x, y: div(g, add(mul(x, x), 1))
 sinh = _unary("SinhBackward0", "sinh", lambda g, x, y: mul(g, cosh(x)))
 cosh = _unary("CoshBackward0", "cosh", lambda g, x, y: mul(g, sinh(x)))
 reciprocal = _unary("ReciprocalBackward0", "reciprocal", lambda g, x, y: neg(mul(g, mul(y, y))))
-relu = _unary("ReluBackward0", "relu", lambda g, x, y: mul(g, cast(gt(y, 0), g.dtype)), float_only=False)
-abs = _unary("AbsBackward0", "abs", lambda g, x, y: mul(g, sign(x)), float_only=False)
+relu = _unary("ReluBackward0", "relu", lambda g, x, y: mul(g, cast(gt(y, 0), g.dtype)), float_only=False,
+              keeps=_FIB)
+abs = _unary("AbsBackward0", "abs", lambda g, x, y: mul(g, sign(x)), float_only=False, keeps=_FIB)
 absolute = abs
 floor = _unary("FloorBackward0", "floor", lambda g, x, y: mul(g, 0), float_only=False, int_identity=True)
 ceil = _unary("CeilBackward0", "ceil", lambda g, x, y: mul(g, 0), float_only=False, int_identity=True)
 trunc = _unary("TruncBackward0", "trunc", lambda g, x, y: mul(g, 0), float_only=False, int_identity=True)
-sign = _unary("SignBackward0", "sign", lambda g, x, y: mul(g, 0), float_only=False)
+sign = _unary("SignBackward0", "sign", lambda g, x, y: mul(g, 0), float_only=False,
+              keeps=_F | {id(D.int32), id(D.int64)})
 
 
 def round(input, *, decimals=0, out=None):  # noqa: A001
@@ -310,13 +350,17 @@ def _select_grad(name, kname, pick_a):
     def op(input, other, *, out=None):
         kernel = getattr(K, kname)
         a, b, rt = binary_operands(input, other)
-        res = wrap(_call2(kernel, a, b))
+        res = _call2(kernel, a, b, rt)
         if rt.is_floating_point:
             # MindSpore's kernels return the number where PyTorch propagates NaN
+            sh = shape_of(res)
+            rec = res._dt is not None
             for t in (b, a):
                 if isinstance(t, TensorPy):
-                    res = wrap(K.where(K.isnan(t), t, res)) if tuple(t.shape) == tuple(res.shape) else \
-                        wrap(K.where(K.isnan(t), K.broadcast_to(t, tuple(res.shape)), res))
+                    res = wrap(K.where(K.isnan(t), t, res)) if shape_of(t) == sh else \
+                        wrap(K.where(K.isnan(t), K.broadcast_to(t, sh), res))
+                    if rec:
+                        meta(res, rt, sh)
         if needs_grad(a, b):
             sa, sb = _shape(a), _shape(b)
 
@@ -390,7 +434,12 @@ def where(condition, input=None, other=None, *, out=None):
     if not isinstance(b, TensorPy):
         from .creation import tensor
         b = tensor(b, dtype=rt)
+    sc, sa, sb = shape_of(cond), shape_of(a), shape_of(b)
+    sh = sa if sa == sb else broadcast_shape(sa, sb)
+    sh = sh if sc == sh else broadcast_shape(sc, sh)
     res = wrap(K.where(cond, a, b))
+    if id(rt) in _FIB:
+        meta(res, rt, sh)
     if needs_grad(a, b):
         sa, sb = _shape(a), _shape(b)
         record("WhereBackward0", res, (a, b),
@@ -414,10 +463,11 @@ def _compare(kname):
     def op(input, other, *, out=None):
         kernel = getattr(K, kname)
         a, b, rt = binary_operands(input, other)
-        return write_out(out, wrap(kernel(a, b)))
+        return write_out(out, _call2(kernel, a, b, D.bool if id(rt) in _FIB else None, _BOOL))
     return op
 
 
+_BOOL = frozenset((id(D.bool),))
 eq = _compare("eq")
 ne = not_equal = _compare("ne")
 lt = less = _compare("lt")
@@ -429,7 +479,8 @@ ge = greater_equal = _compare("ge")
 def _logical(kname):
     def op(input, other, *, out=None):
         kernel = getattr(K, kname)
-        return write_out(out, wrap(kernel(cast(input, D.bool), cast(other, D.bool) if isinstance(other, TensorPy) else bool(other))))
+        b = cast(other, D.bool) if isinstance(other, TensorPy) else bool(other)
+        return write_out(out, _call2(kernel, cast(input, D.bool), b, D.bool, _BOOL))
     return op
 
 
@@ -439,7 +490,8 @@ logical_xor = _logical("logical_xor")
 
 
 def logical_not(input, *, out=None):
-    return write_out(out, wrap(K.logical_not(cast(input, D.bool))))
+    x = cast(input, D.bool)
+    return write_out(out, meta(wrap(K.logical_not(x)), D.bool, shape_of(x)))
 
 
 def _bitwise(kname, logical):

@@ -6,7 +6,7 @@ import builtins as _b
 import collections
 
 from .. import _dtype as D
-from .._core import K, cast, needs_grad, record, wrap, write_out, TensorPy
+from .._core import K, cast, copy_meta, meta, needs_grad, record, shape_of, wrap, write_out, TensorPy
 from . import pointwise as P
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
@@ -35,6 +35,19 @@ def dims_of(x, dim):
     return tuple(sorted(set(out)))
 
 
+# input dtypes whose sum/mean CPU kernels exist (none for bfloat16; see pointwise._F)
+_SUM_OK = frozenset(map(id, (D.float16, D.float32, D.float64, D.int64)))
+
+
+def _reduced(res, x, dims, keepdim):
+    """Record the dtype (``x``'s) and shape of ``res``, a sum/mean of ``x`` over ``dims``."""
+    if dims and id(x.dtype) in _SUM_OK:
+        sh = shape_of(x)
+        meta(res, x.dtype, tuple(1 if i in dims else s for i, s in enumerate(sh)) if keepdim else
+             tuple(s for i, s in enumerate(sh) if i not in dims))
+    return res
+
+
 def _expand_back(g, x_shape, dims, keepdim):
     if not x_shape:
         return g.reshape(())
@@ -55,11 +68,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         x = cast(x, D.int64)
     dims = dims_of(x, dim)
     if x.ndim == 0:
-        res = wrap(K.identity(x))
+        res = copy_meta(wrap(K.identity(x)), x)
     elif 0 in x.shape:
         res = _empty_reduce(x, dims, keepdim, 0)
     else:
-        res = wrap(K.sum(x, dims, keepdim))
+        res = _reduced(wrap(K.sum(x, dims, keepdim)), x, dims, keepdim)
     if needs_grad(x):
         shp = tuple(x.shape)
         record("SumBackward1" if dim is not None else "SumBackward0", res, (x,),
@@ -91,8 +104,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     n = 1
     for d in dims if x.ndim else ():
         n *= x.shape[d]
-    res = wrap(K.mean(x, dims, keepdim)) if x.ndim and n else wrap(K.identity(x)) if not x.ndim else \
-        _empty_reduce(x, dims, keepdim, float("nan"))
+    res = _reduced(wrap(K.mean(x, dims, keepdim)), x, dims, keepdim) if x.ndim and n else \
+        copy_meta(wrap(K.identity(x)), x) if not x.ndim else _empty_reduce(x, dims, keepdim, float("nan"))
     if needs_grad(x):
         shp = tuple(x.shape)
         record("MeanBackward1" if dim is not None else "MeanBackward0", res, (x,),
