@@ -18,6 +18,21 @@ os.environ.setdefault("GLOG_v", "3")
 REPO = Path(__file__).resolve().parents[1]
 
 
+def _launch_as_msnb_does():
+    """In-process tests call the adapter directly, without a cell binding the
+    device: launch kernels the way msnb would on this host (synchronously on
+    a CPU host with few cores; tests/adapter/torch/test_async_launch.py runs
+    the asynchronous path in a child process)."""
+    import mindspore
+
+    from msnb.runtime.context import set_launch
+
+    set_launch(mindspore, "CPU")
+
+
+_launch_as_msnb_does()
+
+
 @pytest.fixture(scope="session")
 def ip():
     """A real InteractiveShell with ``%load_ext msnb`` done once."""

@@ -15,6 +15,11 @@ class FakeMindSpore:
     def __init__(self, ascend: bool):
         self.hal = types.SimpleNamespace(is_available=lambda target: ascend and target == "Ascend")
         self.bound = []
+        self.blocking = 0
+        self.runtime = types.SimpleNamespace(launch_blocking=self._block)
+
+    def _block(self):
+        self.blocking += 1
 
     def set_device(self, target):
         self.bound.append(target)
@@ -24,7 +29,8 @@ class FakeMindSpore:
         return None  # nothing bound yet: DeviceState must call set_device
 
 
-def test_auto_picks_cpu_without_ascend_and_says_so_once():
+def test_auto_picks_cpu_without_ascend_and_says_so_once(monkeypatch):
+    monkeypatch.setenv("MSNB_LAUNCH", "async")
     lines, ms = [], FakeMindSpore(ascend=False)
     state = DeviceState(say=lines.append)
     assert state.bind(ms, "auto") == "CPU"
