@@ -3,8 +3,10 @@ directly in PyNative mode (issue #3 point 8), side by side in one run.
 
 Cases: elementwise add on 1k and 1M elements, a 256x256 matmul, and a
 10-op elementwise chain.  Each case is timed in alternating rounds (adapter,
-direct, adapter, ...) and the median per call is reported with the ratio
-adapter/direct.  Not a test: nothing here asserts.
+direct, direct, adapter, ...); the median time per call of each is
+reported, and the median over rounds of the per-round ratio adapter/direct.
+Kernels launch the way msnb launches them on this host (see
+``msnb.runtime.context.launch_mode``).  Not a test: nothing here asserts.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import mindspore as ms  # noqa: E402
 import numpy as np  # noqa: E402
 
 import msnb.adapter.torch as torch  # noqa: E402
+from msnb.runtime.context import set_launch  # noqa: E402
 
 
 def _time(fn, n):
@@ -76,27 +79,39 @@ def cases():
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--calls", type=int, default=300)
-    # 15 rounds: on a shared 2-core host a median of 7 still swung by +-20%
-    p.add_argument("--rounds", type=int, default=15)
+    p.add_argument("--calls", type=int, default=100)
+    # many short rounds: on a shared 2-core host a median of 7 long ones still swung by +-20%
+    p.add_argument("--rounds", type=int, default=41)
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
+    # kernels launch the way msnb launches them on this host (MSNB_LAUNCH=async|blocking overrides)
+    launch = set_launch(ms, ms.get_context("device_target"))
     results = {}
     for name, (adapter, direct) in cases().items():
         n = a.calls if name != "add_1M" else max(10, a.calls // 10)
-        ta, td = [], []
-        for _ in range(a.rounds):
-            ta.append(_time(adapter, n))
-            td.append(_time(direct, n))
-        results[name] = {"adapter_us": statistics.median(ta) * 1e6, "direct_us": statistics.median(td) * 1e6}
-        results[name]["ratio"] = results[name]["adapter_us"] / results[name]["direct_us"]
+        ta, td, ratios = [], [], []
+        for i in range(a.rounds):
+            # ABBA order, and the ratio taken per round: the host's speed drifts by
+            # 10-20% over seconds, which a ratio of two separate medians picks up
+            if i % 2:
+                d = _time(direct, n)
+                t = _time(adapter, n)
+            else:
+                t = _time(adapter, n)
+                d = _time(direct, n)
+            ta.append(t)
+            td.append(d)
+            ratios.append(t / d)
+        results[name] = {"adapter_us": statistics.median(ta) * 1e6, "direct_us": statistics.median(td) * 1e6,
+                         "ratio": statistics.median(ratios)}
     if a.json:
-        print(json.dumps(results))
+        print(json.dumps({"launch": launch, **results}))
         return 0
-    print(f"adapter vs direct MindSpore (PyNative, {ms.get_context('device_target')}), median of {a.rounds} rounds")
+    print(f"adapter vs direct MindSpore (PyNative, {ms.get_context('device_target')}, {launch} launch), "
+          f"median of {a.rounds} rounds")
     for name, r in results.items():
         print(f"  {name:12s} adapter {r['adapter_us']:9.1f} us   direct {r['direct_us']:9.1f} us   "
-              f"ratio {r['ratio']:5.2f}x")
+              f"ratio {r['ratio']:5.2f}x (median of per-round ratios)")
     return 0
 
 

@@ -13,7 +13,7 @@ entry is exercised by the test suite.
 
 from __future__ import annotations
 
-from ._ms import device_target, ms
+from ._ms import device_target, ms, plain_args
 
 __all__ = ["K", "select", "TABLE"]
 
@@ -146,12 +146,18 @@ class _Kernels:
 K = _Kernels()
 
 
+#: entries that are not MindSpore kernels called with tensors (plans, primitive classes)
+_NOT_KERNELS = frozenset({"conv2d_plan", "conv2d_transpose_prim"})
+
+
 def select(target: str | None = None) -> str:
-    """Bind every kernel for ``target`` (default: MindSpore's current device)."""
+    """Bind every kernel for ``target`` (default: MindSpore's current device).
+    Kernels get adapter tensors as plain MindSpore tensors (``_ms.plain_args``)."""
     target = target or device_target()
     use_ascend = target == "Ascend"
     for name, (cpu, ascend) in TABLE.items():
-        setattr(K, name, ascend if (use_ascend and ascend is not None) else cpu)
+        kernel = ascend if (use_ascend and ascend is not None) else cpu
+        setattr(K, name, kernel if name in _NOT_KERNELS else plain_args(kernel))
     K.device = target
     return target
 

@@ -18,6 +18,7 @@ import numbers
 
 import numpy as np
 
+from .. import _ms as _ms_internal
 from .._ms import TensorPy, ms, set_data
 from ..graph import capture as _graph_capture
 from . import _core
@@ -886,3 +887,4 @@ if _core.CHECK_META:
     _check_meta()
 _core.Tensor_ = Tensor
 _core.read_meta = _read_meta
+_ms_internal.set_adapter_class(Tensor)
