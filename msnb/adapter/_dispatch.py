@@ -13,7 +13,7 @@ entry is exercised by the test suite.
 
 from __future__ import annotations
 
-from ._ms import device_target, ms, plain_args
+from ._ms import device_target, ms, plain_args, trace_open
 
 __all__ = ["K", "select", "TABLE"]
 
@@ -46,8 +46,12 @@ def _conv2d_plan_cpu(x_dtype, w_dtype, x_shape, w_shape, out_hw, groups):
     """``(forward, grad_input, grad_weight, chunk)``: ``"im2col"`` or
     ``"native"`` for each pass, and the samples per im2col chunk.
 
-    The filter gradient stays native: ``Conv2DBackpropFilter`` measured
-    1.3-10x faster than the matmul formulation on every shape tried.  A 1x1
+    The filter gradient stays native in PyNative: ``Conv2DBackpropFilter``
+    measured 1.3-10x faster than the matmul formulation on every shape
+    tried.  Inside a graph being recorded (graph mode) it takes im2col with
+    the forward: there the native kernel measured 231 ms per call on LeNet's
+    first layer (16 ms in PyNative, 18 ms im2col in the same graph), and the
+    LeNet graph-mode step 1.4-2.3x faster with im2col.  A 1x1
     stride-1 unpadded convolution is a matmul inside the native kernel too
     (native 6-10 ms vs 50-110 ms for the transposes im2col needs).  float64
     has no native CPU kernel, so it always takes im2col (one sample at a
@@ -69,8 +73,9 @@ def _conv2d_plan_cpu(x_dtype, w_dtype, x_shape, w_shape, out_hw, groups):
     macs = n * o * cg * kh * kw * positions
     if per_sample > CONV2D_COLUMN_BYTES or (kh * kw == 1 and positions == h * w):
         return _conv2d_plan_native(x_dtype, w_dtype, x_shape, w_shape, out_hw, groups)
-    return ("im2col" if macs >= CONV2D_IM2COL_FORWARD_MACS else "native",
-            "im2col" if macs >= CONV2D_IM2COL_GRAD_INPUT_MACS else "native", "native", chunk)
+    fwd = "im2col" if macs >= CONV2D_IM2COL_FORWARD_MACS else "native"
+    return (fwd, "im2col" if macs >= CONV2D_IM2COL_GRAD_INPUT_MACS else "native",
+            "im2col" if fwd == "im2col" and trace_open() else "native", chunk)
 
 
 # name: (cpu, ascend or None)

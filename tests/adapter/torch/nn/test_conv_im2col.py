@@ -208,6 +208,19 @@ def test_plan_keeps_native_where_it_wins():
         ("native",) * 3
 
 
+def test_graph_recording_takes_im2col_for_the_weight_gradient_too(monkeypatch):
+    """Inside a graph being recorded MindSpore's native filter-gradient kernel
+    ran 10x+ slower than in PyNative, so an im2col forward brings an im2col
+    weight gradient there; PyNative keeps the native one."""
+    f32, plan = ms.float32, _dispatch._conv2d_plan_cpu
+    args = (f32, f32, (128, 3, 32, 32), (16, 3, 5, 5), (28, 28), 1)
+    monkeypatch.setattr(_dispatch, "trace_open", lambda: True)
+    assert plan(*args) == ("im2col", "im2col", "im2col", 128)
+    assert plan(f32, f32, (2, 4, 8, 8), (4, 4, 3, 3), (8, 8), 1)[:3] == ("native",) * 3
+    monkeypatch.setattr(_dispatch, "trace_open", lambda: False)
+    assert plan(*args) == ("im2col", "im2col", "native", 128)
+
+
 def test_only_needed_gradients(calls):
     rng = _rng("needed")
     x, w = rng.standard_normal((2, 3, 8, 8)).astype(np.float32), rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
