@@ -97,8 +97,10 @@ def main(argv=None):
         print(json.dumps({"runners": summary, "ratios": ratios, "peak_rss_mb": rss, "errors": errors,
                           "compile": compiles}))
         return 0
+    from msnb.runtime.context import launch_mode
+    launch = launch_mode("CPU", len(os.sched_getaffinity(0)), os.environ.get("MSNB_LAUNCH", "auto"))
     print(f"LeNet 3x32x32, batch {a.batch}, {a.steps} steps after {a.warmup} warm-up, {a.rounds} rounds, "
-          f"{os.cpu_count()} cores")
+          f"{os.cpu_count()} cores; msnb runners launch kernels {launch} (MindSpore runners: its default)")
     for n in names:
         if n in summary:
             print(f"  {n:20s} {summary[n]:9.1f} images/s   peak RSS {rss[n]:7.0f} MB")
