@@ -11,6 +11,8 @@ gradients) and with it off they run as plain MindSpore kernels.
 
 from __future__ import annotations
 
+import sys as _sys
+
 import weakref
 from collections import deque
 
@@ -295,16 +297,35 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
     return None
 
 
+#: references to a gradient nothing else holds, as ``_stealable`` counts them: the
+#: engine's ``grads`` list and its caller's temporary, ``_accumulate``'s and
+#: ``_stealable``'s arguments, and ``sys.getrefcount``'s own (tests/adapter/torch/
+#: test_grad_stealing.py checks both sides of the line)
+_FRESH_REFS = 5
+
+
+def _stealable(g) -> bool:
+    """Whether ``g`` can become ``.grad`` as it is, without ``detach()``'s copy:
+    a plain result of the backward pass that is outside the graph, shares
+    data with nothing and is referenced by nothing else (PyTorch's
+    ``AccumulateGrad`` steals a gradient on the same reference-count test).
+    A tensor the user passed as ``gradient=`` or returned from a hook is
+    referenced elsewhere and gets copied."""
+    return (g._grad_fn is None and not g._req_grad and not g._is_alias()
+            and _sys.getrefcount(g) <= _FRESH_REFS)
+
+
 def _accumulate(leaf, g, create_graph):
     if g is None:
         return
     hooks = leaf.__dict__.get("_leaf_hooks")
+    fresh = True
     if hooks:
         for h in list(hooks):
             r = h(g)
             if r is not None:
-                g = r
-    if not create_graph:
+                g, fresh = r, False  # the hook's tensor may live on elsewhere
+    if not create_graph and not (fresh and _stealable(g)):
         g = g.detach()
     if g.shape != leaf.shape:
         g = g.expand(leaf.shape) if g.numel() == 1 else g.reshape(leaf.shape)
