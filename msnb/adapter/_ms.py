@@ -69,11 +69,13 @@ def plain_args(kernel):
         try:
             for a in args:
                 if type(a) is cls:
-                    a.__class__ = plain
+                    # listed before it is re-classed: an interrupt between the two
+                    # statements leaves nothing to restore wrongly
                     if swapped is None:
                         swapped = [a]
                     else:
                         swapped.append(a)
+                    a.__class__ = plain
             return kernel(*args, **kwargs)
         finally:
             if swapped is not None:
