@@ -129,24 +129,18 @@ def set_data(dst, src) -> None:
     for k in META:
         d.pop(k, None)
     hook = write_hook
-    if hook is not None:  # graph mode is recording: the write becomes a graph output
-        _shape(src)
-        _shape(dst)
-        hook(dst, src)
-    elif isinstance(dst, _Parameter):
-        if dst.shape == src.shape and dst.dtype == src.dtype:
-            _assign(dst, src)
-        else:
-            _shape(src)
-            _shape(dst)
-            _update(dst, src)
+    param = isinstance(dst, _Parameter)
+    if hook is None and param and dst.shape == src.shape and dst.dtype == src.dtype:
+        _assign(dst, src)
         return
+    _shape(src)
+    _shape(dst)
+    if hook is not None:  # graph mode is recording: the write becomes a graph output
+        hook(dst, src)
     else:
-        _shape(src)
-        _shape(dst)
         _update(dst, src)
     sd = getattr(src, "__dict__", None)
-    if sd is not None and not isinstance(dst, _Parameter):
+    if sd is not None and not param:
         for k in META:
             v = sd.get(k)
             if v is not None:

@@ -65,33 +65,24 @@ def conv2d(x, weight, pad_mode, pad, stride, dilation, groups):
     pads, out_hw = conv2d_geometry(xs[2:], ws[2:], pad_mode, pad, stride, dilation)
     fwd_k, gx_k, gw_k, chunk = K.conv2d_plan(x.dtype, weight.dtype, xs, ws, out_hw, groups)
     geo = (pads, stride, dilation, groups, chunk)
-    if fwd_k == "im2col":
-        out = im2col_forward(x, weight, *geo)
-    else:
-        out = _prims(ws, pad_mode, pad, stride, dilation, groups)[0](x, weight)
-    out = wrap(out)
+
+    def native(i):  # MindSpore's forward (0), input-gradient (1) or filter-gradient (2) kernel
+        return conv2d_prims(ws[0], tuple(ws[2:]), pad_mode, pad, stride, dilation, groups)[i]
+
+    out = wrap(im2col_forward(x, weight, *geo) if fwd_k == "im2col" else native(0)(x, weight))
     if needs_grad(x, weight):
         def bw(g):
             gx = gw = None
             if x.requires_grad:
-                if gx_k == "im2col":
-                    gx = im2col_grad_input(g, xs, weight, *geo)
-                else:
-                    gx = _prims(ws, pad_mode, pad, stride, dilation, groups)[1](g, weight, xs)
-                gx = wrap(gx)
+                gx = wrap(im2col_grad_input(g, xs, weight, *geo) if gx_k == "im2col" else
+                          native(1)(g, weight, xs))
             if weight.requires_grad:
-                if gw_k == "im2col":
-                    gw = im2col_grad_weight(g, x, ws, *geo)
-                else:
-                    gw = _prims(ws, pad_mode, pad, stride, dilation, groups)[2](g, x, ws)
-                gw = wrap(gw)
+                gw = wrap(im2col_grad_weight(g, x, ws, *geo) if gw_k == "im2col" else
+                          native(2)(g, x, ws))
             return gx, gw
         record("ConvolutionBackward0", out, (x, weight), bw, saved=(x, weight))
     return out
 
-
-def _prims(ws, pad_mode, pad, stride, dilation, groups):
-    return conv2d_prims(ws[0], tuple(ws[2:]), pad_mode, pad, stride, dilation, groups)
 
 
 def conv2d_geometry(in_hw, kernel, pad_mode, pad, stride, dilation):
