@@ -59,6 +59,9 @@ NAMESPACES = {
     "torch.nn.functional": "msnb.adapter.torch.nn.functional",
     "torch.nn.init": "msnb.adapter.torch.nn.init",
     "torch.nn.utils": "msnb.adapter.torch.nn.utils",
+    "torch.nn.parallel": "msnb.adapter.torch.nn.parallel",
+    "torch.jit": "msnb.adapter.torch.jit",
+    "torch.onnx": "msnb.adapter.torch.onnx",
     "torch.optim": "msnb.adapter.torch.optim",
     "torch.optim.lr_scheduler": "msnb.adapter.torch.optim.lr_scheduler",
     "torch.autograd": "msnb.adapter.torch.autograd",
@@ -103,7 +106,28 @@ PARTIAL = {
     "torch.nn.TransformerEncoder": "PyTorch's nested-tensor fast path is not emulated: in eval mode without grad, "
                                    "PyTorch returns 0 at src_key_padding_mask positions, msnb the computed values",
     "torch.autograd.Function": "backward of a custom Function is not itself differentiable (no double backward)",
-    "torch.compile": "returns the model unchanged; use %%torch_on_ascend --mode graph",
+    "torch.compile": "a module runs as compiled MindSpore graphs (msnb graph mode), said at its first call; "
+                     "a function is returned unchanged; backend/mode/options are not used",
+    "torch.jit.script": "a module runs as compiled MindSpore graphs (msnb graph mode); functions stay Python",
+    "torch.jit.trace": "runs the example once; a module then runs as compiled MindSpore graphs (msnb graph "
+                       "mode); functions stay Python",
+    "torch.jit.trace_module": "runs the examples once; the module then runs as compiled MindSpore graphs",
+    "torch.jit.ScriptModule": "no TorchScript: save, code and graph raise msnb's unsupported error",
+    "torch.jit.RecursiveScriptModule": "no TorchScript: save, code and graph raise msnb's unsupported error",
+    **{f"torch.jit.{n}": "raises msnb's unsupported error: msnb has no TorchScript"
+       for n in ("save", "load", "freeze", "optimize_for_inference", "fork", "wait", "ScriptFunction")},
+    "torch.onnx.export": "raises msnb's unsupported error (no ONNX exporter)",
+    "torch.onnx.dynamo_export": "raises msnb's unsupported error (no ONNX exporter)",
+    "torch.nn.DataParallel": "one device: runs the module on it; device_ids beyond [0] are refused",
+    "torch.nn.parallel.DataParallel": "one device: runs the module on it; device_ids beyond [0] are refused",
+    "torch.nn.parallel.data_parallel": "one device: runs the module on it",
+    "torch.nn.parallel.DistributedDataParallel": "importable; constructing one raises msnb's unsupported error",
+    "torch.nn.UninitializedParameter": "lazy modules replace it with a new Parameter at their first call "
+                                       "(MindSpore cannot reshape a Parameter in place): build optimizers "
+                                       "after a dry run; materialize() raises",
+    **{f"torch.nn.Lazy{n}": "parameters are new objects after the first call: build optimizers after a dry run"
+       for n in ("Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "BatchNorm1d",
+                 "BatchNorm2d", "BatchNorm3d")},
     "torch.set_printoptions": "accepted and ignored",
     "torch.set_num_threads": "accepted and ignored",
     "torch.Tensor.data_ptr": "identifies the shared data of a tensor and its views, not a memory address",

@@ -61,10 +61,9 @@ def typename(obj):
 
 
 def compile(model=None, **kwargs):  # noqa: A001 - torch's name
-    """``torch.compile``: returns the model unchanged (msnb compiles through ``--mode graph``)."""
-    if model is None:
-        return lambda m: m
-    return model
+    """``torch.compile``: a module runs as compiled MindSpore graphs (msnb graph mode); see ``_compiled``."""
+    from ._compiled import compile as _compile
+    return _compile(model, **kwargs)
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):

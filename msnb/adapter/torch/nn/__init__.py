@@ -1,11 +1,12 @@
 """msnb implementation of ``torch.nn``."""
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
+from .parallel import DataParallel
 from .parameter import Buffer, Parameter, UninitializedParameter
 
-__all__ = ["functional", "init", "utils", "Parameter", "Buffer", "UninitializedParameter"] + _modules_all
+__all__ = ["functional", "init", "parallel", "utils", "DataParallel", "Parameter", "Buffer", "UninitializedParameter"] + _modules_all
 
 
 def __getattr__(name):

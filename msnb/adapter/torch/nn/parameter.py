@@ -12,7 +12,7 @@ import mindspore as ms
 from .. import _core
 from .._tensor import Tensor
 
-__all__ = ["Parameter", "Buffer", "UninitializedParameter"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "is_lazy"]
 
 
 class Parameter(Tensor, ms.Parameter):
@@ -66,7 +66,45 @@ def _rebuild_parameter(arr, requires_grad, name):
     return p
 
 
-UninitializedParameter = Parameter
+class UninitializedParameter(Parameter):
+    """msnb implementation of ``torch.nn.UninitializedParameter``: the
+    placeholder a lazy module holds until its first call gives it a shape.
+
+    Difference: MindSpore cannot change a Parameter's shape in place, so the
+    lazy module replaces the placeholder with a new ``Parameter`` at its first
+    call (PyTorch fills the same object).  Build optimizers after that first
+    call (a dry run), as PyTorch's documentation does; an optimizer given a
+    placeholder refuses it instead of silently not training it."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return Parameter.__new__(cls, None, requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        super().__init__(None, requires_grad)
+        self.__dict__["_lazy_dtype"] = dtype
+
+    def materialize(self, shape, device=None, dtype=None):
+        raise NotImplementedError("torch.nn.UninitializedParameter.materialize is not supported by msnb yet: "
+                                  "MindSpore cannot give a Parameter a new shape in place; lazy modules "
+                                  "replace their placeholders at their first call instead")
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
+
+    __str__ = __repr__
+
+    def _unsupported(self, *args, **kwargs):
+        raise ValueError("Attempted to use an uninitialized parameter in a lazy module. "
+                         "Run a forward pass (a dry run) before using it.")
+
+    numel = numpy = tolist = item = _unsupported
+
+
+def is_lazy(param) -> bool:
+    """``torch.nn.parameter.is_lazy``."""
+    return isinstance(param, UninitializedParameter)
 
 
 class Buffer(Tensor):

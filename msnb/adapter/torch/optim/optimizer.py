@@ -212,6 +212,9 @@ class Optimizer:
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(param))
             if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
+            if type(param).__name__ == "UninitializedParameter":
+                raise ValueError("can't optimize an uninitialized parameter of a lazy module in msnb: run one "
+                                 "forward pass (a dry run) before building the optimizer")
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")

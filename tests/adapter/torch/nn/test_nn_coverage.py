@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from msnb.adapter.support import load_registry
 
-from . import test_functional as tf, test_init_and_utils as ti, test_layers as tl, test_rnn_attention as tr
+from . import test_functional as tf, test_init_and_utils as ti, test_layers as tl, test_lazy as tz, \
+    test_rnn_attention as tr
 
 #: names exercised by tests that register them directly (not via a table)
 DIRECT = {
@@ -20,7 +21,8 @@ DIRECT = {
 EXEMPT = {
     "torch.nn.Module": "its own behaviour tests (registration, hooks, state_dict) live with module.py",
     "torch.nn.Buffer": "a marker class; covered with Module",
-    "torch.nn.UninitializedParameter": "alias of Parameter",
+    "torch.nn.UninitializedParameter": "placeholder of lazy modules; tested with them (test_lazy.py)",
+    "torch.nn.parallel": "namespace",
     "torch.nn.ParameterDict": "container; covered with Module",
     "torch.nn.RNNBase": "base class of RNN/LSTM/GRU",
     "torch.nn.RNNCellBase": "base class of the cells",
@@ -41,6 +43,9 @@ def declared():
     names.update(f"torch.nn.{c[0]}" for c in tf.LOSS_CASES)
     names.update(f"torch.nn.{c[0]}" for c in ti.INIT_LAYERS)
     names.update(f"torch.nn.init.{c[0]}" for c in ti.INIT_FNS)
+    names.update(f"torch.nn.Lazy{n}" for n in tz.LAZY_CLASSES)
+    names.update({"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel",
+                  "torch.nn.parallel.DistributedDataParallel"})  # test_parallel.py
     return names
 
 
