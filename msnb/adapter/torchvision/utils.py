@@ -14,8 +14,9 @@ def _to_np(tensor):
 
     if isinstance(tensor, (list, tuple)):
         return np.stack([_to_np(t) for t in tensor], axis=0)
-    if isinstance(tensor, mindspore.Tensor):
-        return np.asarray(tensor.numpy())
+    if isinstance(tensor, mindspore.Tensor):  # torchvision runs these under no_grad: values only
+        detach = getattr(tensor, "detach", None)
+        return np.asarray((detach() if detach is not None else tensor).numpy())
     if isinstance(tensor, np.ndarray):
         return tensor
     raise TypeError(f"tensor or list of tensors expected, got {type(tensor)}")

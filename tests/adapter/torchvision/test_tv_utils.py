@@ -60,3 +60,14 @@ def test_every_public_name_exists():
         for name in mod.__all__:
             assert hasattr(mod, name), (mod.__name__, name)
     assert torchvision.get_image_backend() == "PIL"
+
+
+def test_save_image_and_make_grid_on_a_tensor_that_requires_grad(tmp_path):
+    """A GAN saves generator outputs straight away; torchvision runs both under
+    no_grad, so neither refuses a tensor that requires grad."""
+    x = torch.rand(4, 1, 3, 3, requires_grad=True)
+    y = x * 2 - 1
+    g = make_grid(y, nrow=2, normalize=True)
+    assert not g.requires_grad
+    save_image(y, str(tmp_path / "g.png"), nrow=2, normalize=True)
+    assert Image.open(tmp_path / "g.png").size == (2 * 3 + 3 * 2, 2 * 3 + 3 * 2)

@@ -38,7 +38,8 @@ def declared():
     for _cid, ns, *_ in tl.CASES:
         names.update(f"torch.nn.{n}" for n in ns)
     names.update(f"torch.nn.{c[1]}" for c in tr.RNN_CASES)
-    names.update({"torch.nn.MultiheadAttention", "torch.nn.TransformerEncoderLayer"})
+    names.update({"torch.nn.MultiheadAttention", "torch.nn.TransformerEncoderLayer", "torch.nn.TransformerDecoderLayer",
+                  "torch.nn.TransformerDecoder", "torch.nn.Transformer"})
     names.update(f"torch.nn.functional.{c[0]}" for c in tf.F_CASES)
     names.update(f"torch.nn.{c[0]}" for c in tf.LOSS_CASES)
     names.update(f"torch.nn.{c[0]}" for c in ti.INIT_LAYERS)

@@ -152,3 +152,44 @@ def test_attention_errors_match_torch():
             m(q, q, q, is_causal=True)
         with pytest.raises(RuntimeError, match="input.size\\(-1\\) must be equal to input_size"):
             lib.nn.LSTM(3, 4)(lib.tensor(SEQ))
+
+
+def _dlayer(t, **kw):
+    return t.nn.TransformerDecoderLayer(E, 2, dim_feedforward=16, dropout=0.0, **kw)
+
+
+DEC_CASES = [
+    ("post_norm", lambda t: _dlayer(t), (Q, KV), None),
+    ("pre_norm_gelu", lambda t: _dlayer(t, norm_first=True, activation="gelu"), (Q, KV), None),
+    ("causal_tgt_mask", lambda t: _dlayer(t), (Q, KV, CAUSAL), lambda m, x, mem, mask: m(x, mem, tgt_mask=mask)),
+]
+
+
+@pytest.mark.parametrize("cid,make,inputs,call", DEC_CASES, ids=[c[0] for c in DEC_CASES])
+def test_transformer_decoder_layer_matches_torch(cid, make, inputs, call):
+    check_module(make, *inputs, call=call, train=True, names=("torch.nn.TransformerDecoderLayer",), **TOL)
+
+
+def test_transformer_decoder_stack_matches_torch():
+    make = lambda t: t.nn.TransformerDecoder(_dlayer(t), 2, norm=t.nn.LayerNorm(E))
+    check_module(make, Q, KV, train=True, names=("torch.nn.TransformerDecoder",), **TOL)
+
+
+def test_full_transformer_matches_torch():
+    """PyTorch's own init (Xavier on rank > 1) differs in random draws, so the
+    state is copied; masks from ``generate_square_subsequent_mask``."""
+    import torch as real
+    import msnb.adapter.torch as mt
+    make = lambda t: t.nn.Transformer(d_model=E, nhead=2, num_encoder_layers=2, num_decoder_layers=2,
+                                      dim_feedforward=16, dropout=0.0, batch_first=True)
+    np.testing.assert_array_equal(mt.nn.Transformer.generate_square_subsequent_mask(4).numpy(),
+                                  real.nn.Transformer.generate_square_subsequent_mask(4).numpy())
+    src, tgt = BQ, BQ[:, :3]
+
+    def call(m, s, t):  # the mask is a constant (no gradient), as in real code
+        lib = mt if isinstance(m, mt.nn.Module) else real
+        return m(s, t, tgt_mask=lib.nn.Transformer.generate_square_subsequent_mask(3))
+    check_module(make, src, tgt, call=call, train=True, names=("torch.nn.Transformer",), **TOL)
+    for lib in (real, mt):
+        with pytest.raises(RuntimeError, match="d_model"):
+            make(lib)(lib.zeros(2, 3, E + 1), lib.zeros(2, 3, E + 1))
