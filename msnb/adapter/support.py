@@ -61,6 +61,7 @@ NAMESPACES = {
     "torch.nn.utils": "msnb.adapter.torch.nn.utils",
     "torch.nn.parallel": "msnb.adapter.torch.nn.parallel",
     "torch.jit": "msnb.adapter.torch.jit",
+    "torch.distributions": "msnb.adapter.torch.distributions",
     "torch.onnx": "msnb.adapter.torch.onnx",
     "torch.optim": "msnb.adapter.torch.optim",
     "torch.optim.lr_scheduler": "msnb.adapter.torch.optim.lr_scheduler",
@@ -116,6 +117,10 @@ PARTIAL = {
     "torch.jit.RecursiveScriptModule": "no TorchScript: save, code and graph raise msnb's unsupported error",
     **{f"torch.jit.{n}": "raises msnb's unsupported error: msnb has no TorchScript"
        for n in ("save", "load", "freeze", "optimize_for_inference", "fork", "wait", "ScriptFunction")},
+    **{f"torch.distributions.{n}": "samples are drawn with numpy's gamma sampler seeded from msnb's generator "
+                                   "(not PyTorch's stream); rsample raises msnb's unsupported error"
+       for n in ("Gamma", "Dirichlet", "Beta")},
+    "torch.distributions.Distribution": "expand() raises msnb's unsupported error",
     "torch.onnx.export": "raises msnb's unsupported error (no ONNX exporter)",
     "torch.onnx.dynamo_export": "raises msnb's unsupported error (no ONNX exporter)",
     "torch.nn.DataParallel": "one device: runs the module on it; device_ids beyond [0] are refused",
