@@ -177,7 +177,7 @@ class Archive:
                 raise _bad(self.name, f"the file is truncated: record {member} runs past its end")
             arr = np.frombuffer(self._mm, dtype=dt, count=numel, offset=start)
         else:
-            arr = np.frombuffer(self.read(member, limit=max(nbytes, 1)), dtype=dt)
+            arr = np.frombuffer(self.read(member), dtype=dt)
         return arr if dt is native else arr.astype(native)
 
     def _data_offset(self, info):
@@ -209,6 +209,11 @@ def _ints(value, what):
     return tuple(value)
 
 
+def _short(seq):
+    text = str(list(seq))
+    return text if len(text) <= 80 else text[:77] + "...]"
+
+
 def check_view(storage, offset, size, stride):
     """Refuse (``RuntimeError``, PyTorch's wording) a view outside ``storage``; returns numel."""
     if type(offset) is not int:
@@ -220,21 +225,22 @@ def check_view(storage, offset, size, stride):
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     if any(s < 0 for s in size):
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {list(size)}")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {_short(size)}")
     if any(s < 0 for s in stride):
-        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
-                           f"strides={list(stride)}")
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={_short(size)} and "
+                           f"strides={_short(stride)}")
     numel = 1
     for s in size:
         numel *= s
     need = offset + (1 + sum((n - 1) * st for n, st in zip(size, stride)) if numel else 0)
     if need > storage.numel:
-        raise RuntimeError(f"Trying to resize storage that is not resizable: a tensor of size {list(size)}, "
-                           f"stride {list(stride)} and offset {offset} needs {need} elements, but its storage "
-                           f"data/{storage.key} holds {storage.numel} (bad storage record)")
+        need = str(need) if need < 10 ** 30 else f"about 10**{len(str(need)) - 1}"
+        raise RuntimeError(f"Trying to resize storage that is not resizable: a tensor of size {_short(size)}, "
+                           f"stride {_short(stride)} and offset {str(offset)[:40]} needs {need} elements, but its "
+                           f"storage data/{storage.key} holds {storage.numel} (bad storage record)")
     item = storage.arr.dtype.itemsize
     if numel > storage.numel and numel * item > EXPAND_LIMIT:
-        raise RuntimeError(f"msnb torch.load: a tensor of size {list(size)} views {storage.numel} stored "
+        raise RuntimeError(f"msnb torch.load: a tensor of size {_short(size)} views {storage.numel} stored "
                            f"elements with stride 0 (an expanded tensor); msnb tensors hold their own memory, "
                            f"so it would take {numel * item} bytes (more than {EXPAND_LIMIT}). Save "
                            "it un-expanded (e.g. t[:1]) and expand after loading.")

@@ -120,8 +120,6 @@ class _Mark:
     pass
 
 
-def _op(ch):
-    return ord(ch) if isinstance(ch, str) else ch[0]
 
 
 class WeightsUnpickler:
@@ -222,9 +220,9 @@ class WeightsUnpickler:
                     raise UnpicklingError("the pickle (data.pkl) declares an unknown protocol")
             elif key == 0x95:  # FRAME
                 read(8)
-            elif key == _op("."):  # STOP
+            elif key == 0x2E:  # STOP
                 return pop("STOP")
-            elif key == _op("c"):  # GLOBAL
+            elif key == 0x63:  # GLOBAL
                 module = self._line()
                 name = self._line()
                 push(self._global(module, name))
@@ -244,47 +242,41 @@ class WeightsUnpickler:
                 else:
                     raise UnpicklingError("Can only create new object for classes allowlisted via "
                                           f"`add_safe_globals` but got {cls!r}")
-            elif key == _op("R"):  # REDUCE
+            elif key == 0x52:  # REDUCE
                 args, func = pop("REDUCE"), pop("REDUCE")
                 if type(args) is not tuple:
                     raise UnpicklingError("REDUCE needs a tuple of arguments")
                 if not self._is_callable(func):
                     raise UnpicklingError(f"Trying to call reduce for unrecognized function {func!r}")
                 push(func(*args))
-            elif key == _op("b"):  # BUILD
+            elif key == 0x62:  # BUILD
                 state = pop("BUILD")
                 inst = top("BUILD")
                 self._build(inst, state)
-            elif key == _op("a"):  # APPEND
+            elif key == 0x61:  # APPEND
                 item = pop("APPEND")
                 lst = top("APPEND")
                 if type(lst) is not list:
                     raise UnpicklingError(f"Can only append to lists, but got {type(lst)}")
                 lst.append(item)
-            elif key == _op("e"):  # APPENDS
+            elif key == 0x65:  # APPENDS
                 items = pop_mark()
-                lst = top("APPENDS")
-                if type(lst) is not list:
-                    raise UnpicklingError(f"Can only extend lists, but got {type(lst)}")
-                lst.extend(items)
-            elif key == _op("s"):  # SETITEM
+                _extend(top("APPENDS"), list, items, "extend lists")
+            elif key == 0x73:  # SETITEM
                 value, k = pop("SETITEM"), pop("SETITEM")
                 self._setitems(top("SETITEM"), [k, value], "SETITEM")
-            elif key == _op("u"):  # SETITEMS
+            elif key == 0x75:  # SETITEMS
                 items = pop_mark()
                 self._setitems(top("SETITEMS"), items, "SETITEMS")
             elif key == 0x90:  # ADDITEMS
                 items = pop_mark()
-                target = top("ADDITEMS")
-                if type(target) is not set:
-                    raise UnpicklingError(f"Can only add items to sets, but got {type(target)}")
-                target.update(items)
+                _extend(top("ADDITEMS"), set, items, "add items to sets")
             elif key == 0x91:  # FROZENSET
                 push(frozenset(pop_mark()))
-            elif key == _op("("):  # MARK
+            elif key == 0x28:  # MARK
                 marks.append(len(stack))
                 push(_MARK)
-            elif key == _op("t"):  # TUPLE
+            elif key == 0x74:  # TUPLE
                 push(tuple(pop_mark()))
             elif key == 0x85:  # TUPLE1
                 push((pop("TUPLE1"),))
@@ -294,62 +286,62 @@ class WeightsUnpickler:
             elif key == 0x87:  # TUPLE3
                 c, b, a = pop("TUPLE3"), pop("TUPLE3"), pop("TUPLE3")
                 push((a, b, c))
-            elif key == _op(")"):
+            elif key == 0x29:
                 push(())
-            elif key == _op("]"):
+            elif key == 0x5D:
                 push([])
-            elif key == _op("}"):
+            elif key == 0x7D:
                 push({})
             elif key == 0x8F:  # EMPTY_SET
                 push(set())
-            elif key == _op("l"):  # LIST
+            elif key == 0x6C:  # LIST
                 push(pop_mark())
-            elif key == _op("N"):
+            elif key == 0x4E:
                 push(None)
             elif key == 0x88:
                 push(True)
             elif key == 0x89:
                 push(False)
-            elif key == _op("J"):  # BININT
+            elif key == 0x4A:  # BININT
                 push(struct.unpack("<i", read(4))[0])
-            elif key == _op("K"):  # BININT1
+            elif key == 0x4B:  # BININT1
                 push(read(1)[0])
-            elif key == _op("M"):  # BININT2
+            elif key == 0x4D:  # BININT2
                 push(struct.unpack("<H", read(2))[0])
             elif key == 0x8A:  # LONG1
                 n = read(1)[0]
                 push(int.from_bytes(read(n), "little", signed=True))
-            elif key == _op("G"):  # BINFLOAT
+            elif key == 0x47:  # BINFLOAT
                 push(struct.unpack(">d", read(8))[0])
-            elif key == _op("X"):  # BINUNICODE
+            elif key == 0x58:  # BINUNICODE
                 push(self._text(read(struct.unpack("<I", read(4))[0])))
             elif key == 0x8C:  # SHORT_BINUNICODE
                 push(self._text(read(read(1)[0])))
             elif key == 0x8D:  # BINUNICODE8
                 push(self._text(read(struct.unpack("<Q", read(8))[0])))
-            elif key == _op("U"):  # SHORT_BINSTRING
+            elif key == 0x55:  # SHORT_BINSTRING
                 raw = read(read(1)[0])
                 push(raw if self._encoding == "bytes" else self._decode(raw))
-            elif key == _op("C"):  # SHORT_BINBYTES
+            elif key == 0x43:  # SHORT_BINBYTES
                 push(read(read(1)[0]))
-            elif key == _op("B"):  # BINBYTES
+            elif key == 0x42:  # BINBYTES
                 push(read(struct.unpack("<I", read(4))[0]))
-            elif key == _op("Q"):  # BINPERSID
+            elif key == 0x51:  # BINPERSID
                 pid = pop("BINPERSID")
                 if type(pid) is not tuple:
                     raise UnpicklingError(f"persistent_load id must be tuple, but got {type(pid)}")
                 push(self._persistent_load(pid))
-            elif key == _op("h"):  # BINGET
+            elif key == 0x68:  # BINGET
                 push(self._memo_get(memo, read(1)[0]))
-            elif key == _op("j"):  # LONG_BINGET
+            elif key == 0x6A:  # LONG_BINGET
                 push(self._memo_get(memo, struct.unpack("<I", read(4))[0]))
-            elif key == _op("q"):  # BINPUT
+            elif key == 0x71:  # BINPUT
                 memo[read(1)[0]] = top("BINPUT")
-            elif key == _op("r"):  # LONG_BINPUT
+            elif key == 0x72:  # LONG_BINPUT
                 memo[struct.unpack("<I", read(4))[0]] = top("LONG_BINPUT")
             elif key == 0x94:  # MEMOIZE
                 memo[len(memo)] = top("MEMOIZE")
-            elif key == _op("0"):  # POP
+            elif key == 0x30:  # POP
                 if stack and stack[-1] is _MARK:
                     pop_mark()
                 else:
@@ -417,6 +409,15 @@ class WeightsUnpickler:
         if slotstate:
             for k, v in slotstate.items():
                 setattr(inst, k, v)
+
+
+def _extend(target, kind, items, what):
+    if type(target) is not kind:
+        raise UnpicklingError(f"Can only {what}, but got {type(target)}")
+    if kind is list:
+        target.extend(items)
+    else:
+        target.update(items)
 
 
 def _is_default_setstate(cls):

@@ -374,6 +374,8 @@ def _load(fh, name, weights_only, use_mmap, encoding, pickle_load_args):
             return _TrustedUnpickler(io.BytesIO(data), archive, encoding=encoding, **pickle_load_args).load()
         except pickle.UnpicklingError as e:
             msg = str(e)
+            if not weights_only and not msg.startswith("msnb"):  # the C unpickler's own words
+                msg = f"msnb torch.load: {name}: corrupt member {member} ({msg[:200]})"
             raise pickle.UnpicklingError(_weights_only_message(msg) if weights_only else msg) from None
         except _CORRUPT as e:
             detail = f"{type(e).__name__}: {str(e)[:200]}"
