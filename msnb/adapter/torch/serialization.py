@@ -8,44 +8,41 @@ and files written by real PyTorch load here, without importing PyTorch:
 * storages are persistent ids ``('storage', <torch.XStorage>, key, 'cpu', numel)``
   whose bytes live in ``<archive>/data/<key>`` records, 64-byte aligned like
   PyTorch's writer;
-* ``load`` defaults to ``weights_only=True``: a restricted unpickler that only
-  resolves an allow-list of globals (tensor/parameter rebuilders, storages,
-  ``OrderedDict``, ``torch.Size``, ``torch.device``, dtypes, plain builtins).
-  Anything else raises ``pickle.UnpicklingError`` before it can run.
+* ``load`` defaults to ``weights_only=True``: msnb's own restricted
+  unpickler (``_weights_only``) resolves only an allow-list of globals and
+  refuses state-setting on anything but containers; the archive reader
+  (``_checkpoint``) validates every storage record, size, stride and offset
+  before a tensor is made.  What is promised is in ``docs/safety.md``.
 
 The legacy (pre-1.6, non-zip) format is not supported; ``load`` says so.
 """
 
 from __future__ import annotations
 
-import builtins
 import collections
+import contextlib
 import io
 import os
 import pickle
+
 import struct
+import warnings
 import zipfile
 
 import numpy as np
 
+from . import _checkpoint as CK
 from . import _dtype as D
+from . import _weights_only as WO
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
+           "get_unsafe_globals_in_checkpoint"]
 
-# torch storage class name -> (torch dtype, numpy dtype of the raw bytes)
-_STORAGES = {
-    "FloatStorage": (D.float32, np.float32), "DoubleStorage": (D.float64, np.float64),
-    "HalfStorage": (D.float16, np.float16), "BFloat16Storage": (D.bfloat16, np.uint16),
-    "LongStorage": (D.int64, np.int64), "IntStorage": (D.int32, np.int32),
-    "ShortStorage": (D.int16, np.int16), "CharStorage": (D.int8, np.int8),
-    "ByteStorage": (D.uint8, np.uint8), "BoolStorage": (D.bool, np.bool_),
-    "ComplexFloatStorage": (D.complex64, np.complex64), "ComplexDoubleStorage": (D.complex128, np.complex128),
-}
+_STORAGES = CK.STORAGES
 _STORAGE_OF = {dt: name for name, (dt, _) in _STORAGES.items()}
 _DTYPE_NAMES = {"float16", "half", "bfloat16", "float32", "float", "float64", "double", "int8", "int16",
                 "short", "int32", "int", "int64", "long", "uint8", "bool", "complex64", "complex128",
                 "cfloat", "cdouble"}
-
 
 # --------------------------------------------------------------------------- save
 class _Global:
@@ -60,7 +57,6 @@ class _Global:
     def __call__(self, *args, **kwargs):  # pickle wants reduce callables to be callable
         raise TypeError(f"{self!r} is a pickling stand-in, not callable")
 
-
 _G_REBUILD_V2 = _Global("torch._utils", "_rebuild_tensor_v2")
 _G_REBUILD_PARAM = _Global("torch._utils", "_rebuild_parameter")
 _G_STORAGE = {name: _Global("torch", name) for name in _STORAGES}
@@ -68,11 +64,9 @@ _G_DTYPE = {name: _Global("torch", name) for name in _DTYPE_NAMES}
 _G_SIZE = _Global("torch", "Size")
 _G_DEVICE = _Global("torch", "device")
 
-
 class _StorageRef:
     def __init__(self, key: str, storage_name: str, numel: int):
         self.key, self.storage_name, self.numel = key, storage_name, numel
-
 
 class _PlainTensor:
     """A tensor's data as ``_rebuild_tensor_v2`` arguments (used for the param's inner tensor)."""
@@ -80,14 +74,12 @@ class _PlainTensor:
     def __init__(self, ref, shape):
         self.ref, self.shape = ref, shape
 
-
 def _contiguous_strides(shape):
     strides, acc = [], 1
     for n in reversed(shape):
         strides.append(acc)
         acc *= max(int(n), 1)
     return tuple(reversed(strides))
-
 
 def _tensor_bytes(t):
     """(storage class name, raw little-endian bytes, numel) of a contiguous copy of ``t``."""
@@ -100,7 +92,6 @@ def _tensor_bytes(t):
     if arr.dtype.byteorder == ">":
         arr = arr.byteswap().view(arr.dtype.newbyteorder("<"))
     return _STORAGE_OF[dt], arr.tobytes(), int(arr.size)
-
 
 class _TorchPickler(pickle._Pickler):  # pure-Python pickler: lets us write GLOBAL opcodes by name
     def __init__(self, file, records):
@@ -169,7 +160,6 @@ class _TorchPickler(pickle._Pickler):  # pure-Python pickler: lets us write GLOB
             return
         super().save(obj, save_persistent_id)
 
-
 def _write_record(zf: zipfile.ZipFile, name: str, data: bytes, align: int = 64):
     info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
     info.compress_type = zipfile.ZIP_STORED
@@ -178,7 +168,6 @@ def _write_record(zf: zipfile.ZipFile, name: str, data: bytes, align: int = 64):
     pad = (-(offset + header + 4)) % align
     info.extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
     zf.writestr(info, data)
-
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
          _disable_byteorder_record=False):
@@ -194,7 +183,6 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
             _save(obj, fh, prefix)
     else:
         _save(obj, f, "archive")
-
 
 def _save(obj, fh, prefix):
     records: dict = {}
@@ -215,175 +203,236 @@ def _save(obj, fh, prefix):
                       str(int.from_bytes(os.urandom(16), "little")).zfill(40)[:40].encode())
     fh.write(out.getvalue())
 
-
 # --------------------------------------------------------------------------- load
-class _StorageType:
-    def __init__(self, name):
-        self.name = name
-        self.dtype, self.np_dtype = _STORAGES[name]
+_UNSAFE_HINT = ("Re-running torch.load with weights_only=False would likely succeed, but it can run arbitrary "
+                "code from the file: do it only if you got the file from a trusted source.")
+_TRUE = ("1", "y", "yes", "true")
+_DTYPE_OF_NAME = {name: getattr(D, name) for name in _DTYPE_NAMES}
 
-
-class _LoadedStorage:
-    def __init__(self, arr, dtype):
-        self.arr, self.dtype = arr, dtype
-
-
-def _to_adapter(arr, dtype):
-    from ._ops.creation import tensor as _tensor
-
-    if dtype is D.bfloat16:
-        f32 = (arr.astype(np.uint32) << 16).view(np.float32)
-        return _tensor(np.array(f32, order="C", copy=True)).to(D.bfloat16)
-    return _tensor(np.array(arr, order="C", copy=True))
-
+def _set_state(t, state):
+    """Attributes a tensor carried (PyTorch's ``_set_obj_state``), never msnb's own."""
+    if not state:
+        return t
+    slots = None
+    if isinstance(state, tuple) and len(state) == 2:
+        state, slots = state
+    for part in (state, slots):
+        if not part:
+            continue
+        if not isinstance(part, dict):
+            raise pickle.UnpicklingError("msnb torch.load: a tensor's saved state is not a dict of attributes")
+        for k, v in part.items():
+            if type(k) is not str or not k.isidentifier() or k.startswith("_") or hasattr(type(t), k):
+                raise pickle.UnpicklingError(f"msnb torch.load: refusing to set attribute {k!r:.60} on a loaded "
+                                             "tensor (only new public attributes can be restored)")
+            setattr(t, k, v)
+    return t
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
                        metadata=None):
-    arr = storage.arr
-    size = tuple(int(n) for n in size)
-    item = arr.dtype.itemsize
-    if len(size) == 0:
-        view = arr[storage_offset:storage_offset + 1].reshape(())
-    elif any(n == 0 for n in size):
-        view = np.zeros(size, dtype=arr.dtype)
-    else:
-        view = np.lib.stride_tricks.as_strided(arr[storage_offset:], shape=size,
-                                               strides=tuple(int(s) * item for s in stride))
-    t = _to_adapter(np.array(view, copy=True), storage.dtype)
+    t = CK.rebuild_tensor(storage, storage_offset, size, stride)
+    if type(requires_grad) is not bool:
+        raise RuntimeError("msnb torch.load: bad storage record: requires_grad is not a bool")
     if requires_grad:
         t.requires_grad_(True)
     return t
 
-
 def _rebuild_parameter(data, requires_grad, backward_hooks=None):
-    if requires_grad and not data.requires_grad:
-        data.requires_grad_(True)
-    try:
-        from .nn.parameter import Parameter  # msnb's nn may provide it
-    except Exception:  # noqa: BLE001 - nn not available: a requires_grad tensor is the closest thing
-        return data
-    try:
-        return Parameter(data, requires_grad=requires_grad)
-    except Exception:  # noqa: BLE001
-        return data
+    from ._tensor import Tensor
+    from .nn.parameter import Parameter
 
+    if not isinstance(data, Tensor) or type(requires_grad) is not bool:
+        raise RuntimeError("msnb torch.load: bad storage record: a Parameter's data is not a tensor of the file")
+    return Parameter(data, requires_grad=requires_grad)
 
 def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
-    return _rebuild_parameter(data, requires_grad, backward_hooks)
+    return _set_state(_rebuild_parameter(data, requires_grad, backward_hooks), state)
 
+_REBUILDERS = {"_rebuild_tensor_v2": _rebuild_tensor_v2, "_rebuild_parameter": _rebuild_parameter,
+               "_rebuild_parameter_with_state": _rebuild_parameter_with_state}
 
 def _rebuild_from_type_v2(func, new_type, args, state):
-    return func(*args)
+    from ._tensor import Tensor
+    from .nn.parameter import Parameter
 
+    if not any(func is f for f in _REBUILDERS.values()) or not isinstance(args, tuple):
+        raise pickle.UnpicklingError("msnb torch.load: _rebuild_from_type_v2 in the file does not rebuild a "
+                                     "tensor")
+    if new_type is not Tensor and new_type is not Parameter:
+        raise pickle.UnpicklingError(f"msnb torch.load: tensor subclass {new_type!r:.80} is not supported by "
+                                     "msnb yet")
+    return _set_state(func(*args), state)
 
 def _torch_global(module: str, name: str):
-    """Adapter object for a ``torch.*`` global that is safe to load, or None."""
-    from ._tensor import Size
-    from ._device import device
-
-    if module == "torch._utils":
-        return {"_rebuild_tensor_v2": _rebuild_tensor_v2, "_rebuild_parameter": _rebuild_parameter,
-                "_rebuild_parameter_with_state": _rebuild_parameter_with_state}.get(name)
+    """(msnb object, callable from the file?) for an allowed ``torch.*`` global, or None."""
+    if module == "torch._utils" and name in _REBUILDERS:
+        return _REBUILDERS[name], True
     if module == "torch._tensor" and name == "_rebuild_from_type_v2":
-        return _rebuild_from_type_v2
+        return _rebuild_from_type_v2, True
     if module == "torch" and name in _STORAGES:
-        return _StorageType(name)
-    if module == "torch" and name == "Size":
-        return Size
-    if module == "torch" and name == "device":
-        return device
-    if module == "torch" and name in _DTYPE_NAMES:
-        return getattr(D, name)
-    if (module, name) in {("torch", "Tensor"), ("torch._tensor", "Tensor"), ("torch.nn.parameter", "Parameter")}:
+        return CK.StorageType(name), False
+    if module == "torch" and name in _DTYPE_OF_NAME:
+        return _DTYPE_OF_NAME[name], False
+    if (module, name) in {("torch", "Tensor"), ("torch._tensor", "Tensor")}:
         from ._tensor import Tensor
-        return Tensor
+        return Tensor, False
+    if (module, name) == ("torch.nn.parameter", "Parameter"):
+        from .nn.parameter import Parameter
+        return Parameter, False
     return None
 
+class _TrustedUnpickler(pickle.Unpickler):
+    """``weights_only=False``: any global (the user trusts the file), torch names mapped to msnb."""
 
-_SAFE_BUILTINS = {"dict", "list", "tuple", "set", "frozenset", "int", "float", "complex", "str", "bytes",
-                  "bytearray", "bool", "slice", "range"}
-_SAFE = {("collections", "OrderedDict"): collections.OrderedDict}
-
-
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, file, zf, prefix, weights_only):
-        super().__init__(file, encoding="utf-8")
-        self._zf, self._prefix, self._weights_only = zf, prefix, weights_only
-        self._loaded = {}
+    def __init__(self, file, archive, **kwargs):
+        super().__init__(file, **kwargs)
+        self._archive, self._seen = archive, {}
 
     def find_class(self, module, name):
-        if module.startswith("torch"):
-            obj = _torch_global(module, name)
-            if obj is not None:
-                return obj
-        if (module, name) in _SAFE:
-            return _SAFE[(module, name)]
-        if module in ("builtins", "__builtin__") and name in _SAFE_BUILTINS:
-            return getattr(builtins, name)
-        if module == "_codecs" and name == "encode":  # how protocol-2 pickles spell bytes
-            import _codecs
-            return _codecs.encode
-        if self._weights_only:
-            raise pickle.UnpicklingError(
-                f"msnb torch.load(weights_only=True) refused the global '{module}.{name}' found in the "
-                "file: it is not on the allow-list of tensor/state-dict types. Loading it with "
-                "weights_only=False would import and run code from the file; only do that if you trust "
-                "its source.")
-        if module.startswith("torch"):
+        if module == "torch" or module.startswith("torch."):
+            got = _torch_global(module, name)
+            if got is not None:
+                return got[0]
             import importlib
-            rest = module[len("torch"):]
             try:
-                mod = importlib.import_module("msnb.adapter.torch" + rest)
-                return getattr(mod, name)
+                return getattr(importlib.import_module("msnb.adapter.torch" + module[len("torch"):]), name)
             except (ImportError, AttributeError):
                 raise pickle.UnpicklingError(
                     f"msnb: the file needs '{module}.{name}', which msnb's torch does not provide") from None
         return super().find_class(module, name)
 
     def persistent_load(self, pid):
-        if not (isinstance(pid, tuple) and len(pid) >= 5 and pid[0] == "storage"):
-            raise pickle.UnpicklingError(f"msnb torch.load: unsupported persistent id {pid!r}")
-        _, stype, key, _location, numel = pid[:5]
-        if not isinstance(stype, _StorageType):
-            raise pickle.UnpicklingError(f"msnb torch.load: unsupported storage type {stype!r}")
-        key = str(key)
-        got = self._loaded.get(key)
-        if got is None:
-            data = self._zf.read(f"{self._prefix}/data/{key}")
-            arr = np.frombuffer(data, dtype=np.dtype(stype.np_dtype).newbyteorder("<")).astype(
-                stype.np_dtype, copy=False)
-            got = self._loaded[key] = _LoadedStorage(arr, stype.dtype)
-        return got
+        if not isinstance(pid, tuple):
+            raise pickle.UnpicklingError(f"persistent_load id must be tuple, but got {type(pid)}")
+        return CK.storage_from_pid(self._archive, pid, self._seen)
 
+def _weights_only_message(msg):
+    return f"Weights only load failed. {_UNSAFE_HINT}\n\nWeightsUnpickler error: {msg}"
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, from_torch=False,
+# what a corrupt pickle can raise inside the unpickler: reported, never passed on raw
+_CORRUPT = (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError, EOFError, struct.error,
+            UnicodeError, LookupError, ImportError, RecursionError)
+
+def _resolve_weights_only(weights_only, pickle_module):
+    not_set = weights_only is None
+    if not_set:
+        weights_only = pickle_module is None
+    force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE
+    force_no = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE
+    if force and force_no:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+                           "should be set, but both were set.")
+    if force:
+        weights_only = True
+    elif force_no and not_set:
+        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the `weights_only` "
+                      "argument was not explicitly passed to `torch.load`, forcing weights_only=False.",
+                      UserWarning, stacklevel=3)
+        weights_only = False
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    return bool(weights_only)
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, from_torch=False,
          **pickle_load_args):
     """msnb implementation of ``torch.load`` for PyTorch's zip checkpoint format.
 
-    ``weights_only=True`` (the default, as in PyTorch >= 2.6) only accepts
-    tensors, state dicts and plain containers.  ``map_location`` is accepted
-    and ignored: tensors land on MindSpore's active device.  ``from_torch``
-    (MSAdapter's flag) is accepted; files from real PyTorch always load."""
-    if weights_only is None:
-        weights_only = True
-    if isinstance(f, (str, os.PathLike)):
+    ``weights_only`` defaults to True (as in PyTorch >= 2.6): only tensors,
+    state dicts, plain containers and the globals marked with
+    :func:`add_safe_globals` load; ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` /
+    ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` act as in PyTorch.  ``mmap=True``
+    maps storage records from the file instead of reading them (``f`` must be
+    a path).  ``map_location`` is accepted and ignored: tensors land on
+    MindSpore's active device.  ``from_torch`` (MSAdapter's flag) is
+    accepted; files from real PyTorch always load.  A bad file is refused
+    with one ``RuntimeError`` / ``pickle.UnpicklingError`` sentence
+    (``docs/safety.md``)."""
+    weights_only = _resolve_weights_only(weights_only, pickle_module)
+    if weights_only and pickle_load_args and set(pickle_load_args) != {"encoding"}:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
+    encoding = pickle_load_args.pop("encoding", "utf-8")
+    if CK.is_path(f):
         with open(f, "rb") as fh:
-            return _load(fh.read(), weights_only)
-    data = f.read()
-    return _load(data, weights_only)
+            return _load(fh, os.fspath(f), weights_only, bool(mmap), encoding, pickle_load_args)
+    if mmap:
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    if not (hasattr(f, "seekable") and f.seekable()):
+        f = io.BytesIO(f.read())
+    return _load(f, "<file object>", weights_only, False, encoding, pickle_load_args)
 
+def _load(fh, name, weights_only, use_mmap, encoding, pickle_load_args):
+    archive = CK.open_archive(fh, name, use_mmap)
+    try:
+        member = f"{archive.prefix}/data.pkl"
+        data = archive.read(member)
+        seen = {}
+        try:
+            if weights_only:
+                return WO.WeightsUnpickler(
+                    data, _torch_global, lambda pid: CK.storage_from_pid(archive, pid, seen),
+                    encoding=encoding).load()
+            return _TrustedUnpickler(io.BytesIO(data), archive, encoding=encoding, **pickle_load_args).load()
+        except pickle.UnpicklingError as e:
+            msg = str(e)
+            if not weights_only and not msg.startswith("msnb"):  # the C unpickler's own words
+                msg = f"msnb torch.load: {name}: corrupt member {member} ({msg[:200]})"
+            raise pickle.UnpicklingError(_weights_only_message(msg) if weights_only else msg) from None
+        except _CORRUPT as e:
+            detail = f"{type(e).__name__}: {str(e)[:200]}"
+            err = f"msnb torch.load: {name}: corrupt member {member} ({detail})"
+            raise pickle.UnpicklingError(_weights_only_message(err) if weights_only else err) from None
+    finally:
+        CK.close_quietly(archive)
 
-def _load(data: bytes, weights_only: bool):
-    bio = io.BytesIO(data)
-    if not zipfile.is_zipfile(bio):
-        raise RuntimeError("msnb torch.load: the file is not in PyTorch's zip format (legacy pre-1.6 "
-                           "torch.save files and TorchScript archives are not supported)")
-    bio.seek(0)
-    with zipfile.ZipFile(bio) as zf:
-        names = zf.namelist()
-        pkl = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
-        if not pkl:
-            raise RuntimeError("msnb torch.load: no data.pkl record in the archive")
-        prefix = pkl[0].split("/", 1)[0]
-        up = _Unpickler(io.BytesIO(zf.read(pkl[0])), zf, prefix, weights_only)
-        return up.load()
+# --------------------------------------------------------------------------- safe globals
+def add_safe_globals(safe_globals):
+    """Mark globals (``fn`` / ``cls`` or ``(obj, "module.qualname")``) as safe for ``weights_only`` load:
+    they can be called and their instances can have state set."""
+    WO.add_safe_globals(safe_globals)
+
+def get_safe_globals():
+    """The user-added globals that are safe for ``weights_only`` load."""
+    return WO.get_safe_globals()
+
+def clear_safe_globals():
+    """Clear the user-added globals for ``weights_only`` load."""
+    WO.clear_safe_globals()
+
+class safe_globals(contextlib.ContextDecorator):
+    """Context manager adding ``safe_globals`` for ``weights_only`` load while it is open."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        WO.add_safe_globals(self.safe_globals)
+
+    def __exit__(self, *exc):
+        WO.remove_safe_globals(self.safe_globals)
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The ``module.name`` globals in a checkpoint that ``weights_only`` load would refuse."""
+    import pickletools
+
+    if CK.is_path(f):
+        with open(f, "rb") as fh:
+            return get_unsafe_globals_in_checkpoint(io.BytesIO(fh.read()))
+    fh = f if hasattr(f, "seekable") and f.seekable() else io.BytesIO(f.read())
+    archive = CK.open_archive(fh, "<file>", False)
+    try:
+        data = archive.read(f"{archive.prefix}/data.pkl")
+    finally:
+        CK.close_quietly(archive)
+    probe = WO.WeightsUnpickler(b"", _torch_global, None)
+    out = set()
+    try:
+        for op, arg, _ in pickletools.genops(data):
+            if op.name == "GLOBAL":
+                module, _, gname = str(arg).partition(" ")
+                try:
+                    probe._global(module, gname)
+                except pickle.UnpicklingError:
+                    out.add(f"{module}.{gname}")
+    except ValueError as e:
+        raise pickle.UnpicklingError(f"msnb: corrupt data.pkl ({e})") from None
+    return sorted(out)

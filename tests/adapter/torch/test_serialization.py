@@ -118,7 +118,7 @@ def test_malicious_file_refused_without_side_effect(tmp_path):
     marker = tmp_path / "pwned"
     path = tmp_path / "evil.pt"
     _malicious_zip(path, marker)
-    with pytest.raises(pickle.UnpicklingError, match=r"system.*weights_only=False"):
+    with pytest.raises(pickle.UnpicklingError, match=r"(?s)weights_only=False.*GLOBAL posix.system"):
         torch.load(path)
     with pytest.raises(pickle.UnpicklingError):
         torch.load(path, weights_only=True, from_torch=True)
@@ -133,7 +133,7 @@ def test_exec_global_refused(tmp_path):
     path = tmp_path / "evil2.pt"
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("archive/data.pkl", data)
-    with pytest.raises(pickle.UnpicklingError, match="builtins.exec"):
+    with pytest.raises(pickle.UnpicklingError, match="GLOBAL exec was not an allowed global"):
         torch.load(path)
     assert not marker.exists()
 
@@ -155,8 +155,8 @@ def test_weights_only_false_loads_plain_object():
 
 
 def test_non_zip_file_is_reported(tmp_path):
-    """Legacy (non-zip) files get a clear error, not a pickle crash."""
+    """A plain pickle (not torch.save output) gets a clear error, not a pickle crash."""
     path = tmp_path / "old.pt"
     path.write_bytes(pickle.dumps({"a": 1}))
-    with pytest.raises(RuntimeError, match="zip format"):
+    with pytest.raises(RuntimeError, match="plain pickle, not a checkpoint"):
         torch.load(path)

@@ -8,13 +8,25 @@ PyTorch.  Datasets whose ``__getitem__`` runs adapter tensor ops (other than
 ``TensorDataset``/``Subset``/``ConcatDataset``, which are handled) must use
 ``num_workers=0``.  ``persistent_workers`` and ``pin_memory`` are accepted;
 workers are started per epoch.
+
+Workers never outlive the process that made them: on Linux each asks the
+kernel for ``SIGKILL`` when its parent dies (``prctl(PR_SET_PDEATHSIG)``,
+set only when the loader runs on the main thread, since the signal follows
+the forking thread), and, as PyTorch's worker loop does, every worker
+checks its parent's pid whenever it has waited ``_WATCHDOG_S`` seconds for
+work and exits once the parent is gone.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
+import os
 import queue
 import random
+import signal
+import sys
+import threading
 import traceback
 
 import numpy as np
@@ -27,6 +39,8 @@ from ._tensor_bridge import to_numpy_tree, from_numpy_tree
 __all__ = ["DataLoader", "get_worker_info"]
 
 _worker_info = None
+_WATCHDOG_S = 1.0  # how often an idle worker checks that its parent is alive
+_PR_SET_PDEATHSIG = 1
 
 
 class WorkerInfo:
@@ -51,9 +65,33 @@ class _Error:
         self.text = text
 
 
+def _die_with_parent(parent_pid, pdeathsig):
+    """Have the kernel kill this worker when its parent dies (Linux), and exit
+    now if the parent already died before that was set."""
+    if pdeathsig and sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # no prctl: the pid watchdog below still ends the worker
+            pass
+    if os.getppid() != parent_pid:
+        os._exit(0)
+
+
+def _next_task(index_q, parent_pid):
+    """The next task, or None once the parent is gone (checked every ``_WATCHDOG_S``)."""
+    while True:
+        try:
+            return index_q.get(timeout=_WATCHDOG_S)
+        except queue.Empty:
+            if os.getppid() != parent_pid:
+                return None
+
+
 def _worker_loop(dataset, index_q, result_q, worker_id, num_workers, seed, init_fn, iterable, auto_batch,
-                 batch_size, drop_last):
+                 batch_size, drop_last, parent_pid=None, pdeathsig=False):
     global _worker_info
+    if parent_pid is not None:
+        _die_with_parent(parent_pid, pdeathsig)
     _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
     random.seed(seed)
     np.random.seed(seed % 2 ** 32)
@@ -67,7 +105,7 @@ def _worker_loop(dataset, index_q, result_q, worker_id, num_workers, seed, init_
         result_q.put((-1, _Error(traceback.format_exc())))
         return
     while True:
-        task = index_q.get()
+        task = index_q.get() if parent_pid is None else _next_task(index_q, parent_pid)
         if task is None:
             return
         idx, indices = task
@@ -209,12 +247,13 @@ class DataLoader:
                 0, 2 ** 31 - 1, (1,), generator=self.generator).item())
         result_q = ctx.Queue()
         index_qs, workers = [], []
+        pdeathsig = threading.current_thread() is threading.main_thread()
         for wid in range(self.num_workers):
             iq = ctx.Queue()
             p = ctx.Process(target=_worker_loop, daemon=True,
                             args=(self.dataset, iq, result_q, wid, self.num_workers, base_seed + wid,
                                   self.worker_init_fn, self._iterable, self._auto_collation, self.batch_size,
-                                  self.drop_last))
+                                  self.drop_last, os.getpid(), pdeathsig))
             p.start()
             index_qs.append(iq)
             workers.append(p)
