@@ -39,16 +39,16 @@ class CudaCalls(Rule):
     SEVERITY_GRAPH = Severity.INFO
     FIX_SAFETY = "Safe: `.to(device)` selects the device `.cuda()` maps to."
     VALID = [
-        Valid("import torch\nx = torch.ones(2).to(device)\n"),
+        Valid("import torch\ndevice = torch.device('cpu')\nx = torch.ones(2).to(device)\n"),
         Valid("import torch\nmodel = torch.nn.Linear(2, 2)\nmodel.to('cpu')\n"),
         Valid("import torch\nok = torch.cuda.is_available\n"),
     ]
     INVALID = [
         Invalid("import torch\nx = torch.ones(2).cuda()\n", line=2, col=5, severity=Severity.INFO,
                 fix='import torch\nx = torch.ones(2).to("cuda" if torch.cuda.is_available() else "cpu")\n'),
-        Invalid("import torch\ndevice = torch.device('cpu')\nnet = torch.nn.Linear(2, 2).cuda(non_blocking=True)\n",
-                line=3, col=7, severity=Severity.INFO,
-                fix="import torch\ndevice = torch.device('cpu')\nnet = torch.nn.Linear(2, 2).to(device, non_blocking=True)\n"),
+        Invalid("import torch\ndevice = torch.device('cpu')\nx = torch.ones(2).cuda(non_blocking=True)\n",
+                line=3, col=5, severity=Severity.INFO,
+                fix="import torch\ndevice = torch.device('cpu')\nx = torch.ones(2).to(device, non_blocking=True)\n"),
         Invalid("import torch\nx = torch.ones(2).cuda(1)\n", line=2, col=5, severity=Severity.INFO, fix=None),
     ]
 

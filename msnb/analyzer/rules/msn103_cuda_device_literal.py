@@ -56,7 +56,7 @@ class CudaDeviceLiteral(Rule):
                 severity=Severity.INFO, fix='import torch\ndevice = torch.device("cpu")\nx = torch.ones(2).to(device)\n'),
         Invalid('import torch\nx = torch.zeros(3, device="cuda")\n', line=2, col=27, severity=Severity.INFO,
                 fix='import torch\nx = torch.zeros(3, device="cuda" if torch.cuda.is_available() else "cpu")\n'),
-        Invalid("import torch\nx = torch.ones(2).to(0)\n", line=2, col=22, severity=Severity.WARNING,
+        Invalid("import torch\nx = torch.ones(2).to(0)\n", line=2, col=22, severity=Severity.INFO,
                 fix='import torch\nx = torch.ones(2).to("cuda" if torch.cuda.is_available() else "cpu")\n'),
     ]
 
@@ -69,8 +69,8 @@ class CudaDeviceLiteral(Rule):
             message = f'hard-coded device "{value}"; msnb maps it to the current device'
             node_type = cst.SimpleString
         elif type(value) is int and _is_to_argument(node, ctx):
-            severity = Severity.WARNING
-            message = f"integer device {value} means CUDA device {value} in PyTorch; msnb does not map it"
+            severity = Severity.INFO
+            message = f"integer device {value} means CUDA device {value} in PyTorch; msnb maps it to the current device"
             node_type = cst.Integer
         else:
             return
