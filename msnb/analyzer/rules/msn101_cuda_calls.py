@@ -8,7 +8,8 @@ import libcst as cst
 
 from ..finding import Category, Severity
 from ._cst import expr
-from ._device import device_expression
+from ..fixes import Edit
+from ._device import device_definition, device_expression
 from .base import Invalid, Rule, Valid
 
 __all__ = ["CudaCalls"]
@@ -45,7 +46,8 @@ class CudaCalls(Rule):
     ]
     INVALID = [
         Invalid("import torch\nx = torch.ones(2).cuda()\n", line=2, col=5, severity=Severity.INFO,
-                fix='import torch\nx = torch.ones(2).to("cuda" if torch.cuda.is_available() else "cpu")\n'),
+                fix='import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+                    'x = torch.ones(2).to(device)\n'),
         Invalid("import torch\ndevice = torch.device('cpu')\nx = torch.ones(2).cuda(non_blocking=True)\n",
                 line=3, col=5, severity=Severity.INFO,
                 fix="import torch\ndevice = torch.device('cpu')\nx = torch.ones(2).to(device, non_blocking=True)\n"),
@@ -63,6 +65,7 @@ class CudaCalls(Rule):
             dev = device_expression(ctx)
             if dev is not None:
                 edit = ctx.edit(node, cst.Call, lambda n, dev=dev: _to_device(n, dev))
+                edit = Edit(edit.node_type, edit.key, edit.transform, device_definition(ctx, dev))
         ctx.report(node, edit=edit)
 
 

@@ -48,6 +48,11 @@ def nearest_alternative(name: str, registry: dict) -> str | None:
     same namespace (``torch.nn.functional.gelu`` -> ``...relu``)."""
     if name in ALTERNATIVES:
         return ALTERNATIVES[name]
+    ns, _, last = name.rpartition(".")
+    if ns == "torch.Tensor":  # x.softmax(...) -> torch.softmax(x, ...) when that is supported
+        for fn in (f"torch.{last}", f"torch.nn.functional.{last}"):
+            if fn in registry:
+                return f"`{fn}(x, ...)`"
     candidates = _by_namespace(registry).get(name.rpartition(".")[0])
     if not candidates:
         return None
