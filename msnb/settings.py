@@ -24,6 +24,10 @@ DEFAULTS: dict[str, Any] = {
     "device": "auto",
     "analyze": True,
     "verbose": False,
+    #: show the analyzer's advice (info findings) too, not only errors and warnings
+    "advice": False,
+    #: analyzer rule codes ignored for the session (``%msnb ignore MSN201``)
+    "ignore": (),
 }
 
 Observer = Callable[[dict[str, tuple[Any, Any]]], None]
@@ -62,14 +66,17 @@ class Settings:
             if value not in CHOICES[name]:
                 allowed = "|".join(CHOICES[name])
                 raise ValueError(f"{name} must be one of {allowed}, not {value!r}")
+        elif name == "ignore":
+            if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+                raise ValueError(f"ignore must be a tuple of rule codes, not {value!r}")
+            return tuple(value)
         elif not isinstance(value, bool):
             raise ValueError(f"{name} must be True or False, not {value!r}")
         return value
 
     def update(self, **changes: Any) -> None:
         """Validate and apply ``changes``; notify observers of what changed."""
-        for name, value in changes.items():
-            self.validate(name, value)
+        changes = {name: self.validate(name, value) for name, value in changes.items()}
         changed = {
             name: (self._values[name], value)
             for name, value in changes.items()

@@ -201,9 +201,10 @@ def build_registry() -> dict:
                     add(f"{qual}.{n}")
     tensor_api = set(_api_names.TENSOR_METHODS) | {"__getitem__", "__setitem__", "__format__", "__array__",
                                                  "__iter__", "__len__", "__bool__", "__float__", "__int__"}
+    missing = object()
     for n in sorted(tensor_api):
-        obj = getattr(Tensor, n, None)
-        if obj is None or getattr(obj, "_msnb_unsupported", False):
+        obj = getattr(Tensor, n, missing)  # ``grad`` is a class attribute whose value is None
+        if obj is missing or getattr(obj, "_msnb_unsupported", False):
             continue
         # inherited from MindSpore and not re-implemented: not ours to list
         owner = next((k for k in Tensor.__mro__ if n in vars(k)), None)

@@ -18,11 +18,12 @@ from typing import Iterable, Sequence
 from . import engine
 from .finding import MODES, Category, Finding, Severity
 
-__all__ = ["analyze", "fix", "has_blocking", "Finding", "Severity", "Category", "MODES"]
+__all__ = ["analyze", "fix", "has_blocking", "visible", "Finding", "Severity", "Category", "MODES"]
 
 
 def analyze(source: str, *, mode: str = "pynative", context: str | Sequence[str] | None = None,
-            rules: Iterable[str] | None = None, registry: dict | None = None) -> list[Finding]:
+            rules: Iterable[str] | None = None, registry: dict | None = None,
+            ignore: Iterable[str] | str | None = None) -> list[Finding]:
     """Findings for one cell, sorted by position.
 
     ``mode`` is ``"pynative"`` or ``"graph"`` (severities of mode-dependent
@@ -32,17 +33,29 @@ def analyze(source: str, *, mode: str = "pynative", context: str | Sequence[str]
     ``f"{loss:.4f}"`` in cell 3 a finding).  ``rules`` selects rule codes or
     names (default: every rule enabled by default).  ``registry`` overrides
     the adapter's support registry (default: ``msnb.adapter.support``, read
-    on every call).
+    on every call).  ``ignore`` drops findings of these codes (or names;
+    an iterable or ``"MSN201,MSN301"``); a line ending in
+    ``# msnb: ignore[MSN201]`` (or ``# msnb: ignore`` for every code) drops
+    that line's findings.  An unknown code raises ``ValueError``.
+
+    Severity says what the cell does under msnb in ``mode``: ``error`` - it
+    fails; ``warning`` - it runs but its result differs from PyTorch's, or
+    graph mode runs part of it in PyNative; ``info`` - advice, the cell runs
+    as it would on PyTorch (the notebook hides advice unless
+    ``%msnb analyze --all`` or the ``advice`` setting asks for it).
     """
-    return engine.analyze(source, mode=mode, context=context, rules=rules, registry=registry)
+    return engine.analyze(source, mode=mode, context=context, rules=rules, registry=registry, ignore=ignore)
 
 
 def fix(source: str, *, rules: Iterable[str] | None = None, mode: str = "pynative",
-        context: str | Sequence[str] | None = None, registry: dict | None = None) -> str:
+        context: str | Sequence[str] | None = None, registry: dict | None = None,
+        ignore: Iterable[str] | str | None = None) -> str:
     """``source`` with every safe fix applied (repeated until nothing is
-    left to fix, so ``fix(fix(s)) == fix(s)``).  Unfixable findings are left
-    for the user; the result always parses when the input did."""
-    return engine.fix(source, rules=rules, mode=mode, context=context, registry=registry)
+    left to fix, so ``fix(fix(s)) == fix(s)``).  Unfixable findings and
+    ignored ones (``ignore``, ``# msnb: ignore``) are left as they are; the
+    result always parses when the input did, keeps the input's line endings,
+    and never raises for a ``str``."""
+    return engine.fix(source, rules=rules, mode=mode, context=context, registry=registry, ignore=ignore)
 
 
 def has_blocking(findings: Iterable[Finding], mode: str) -> bool:
@@ -54,3 +67,12 @@ def has_blocking(findings: Iterable[Finding], mode: str) -> bool:
     return any(
         f.severity is Severity.ERROR and (not f.mode_dependent or f.mode == mode) for f in findings
     )
+
+
+def visible(findings: Iterable[Finding], *, advice: bool = False) -> list[Finding]:
+    """The findings a notebook shows: errors and warnings, plus advice
+    (``info``) only when ``advice`` is set (``%msnb analyze --all``, the
+    ``advice`` setting).  A cell that runs as it would on PyTorch shows
+    nothing by default; the engine's own notes (``MSN00x``: the cell does not
+    parse, could not be analyzed, ran out of time) are always shown."""
+    return [f for f in findings if advice or f.severity is not Severity.INFO or f.rule.startswith("MSN00")]

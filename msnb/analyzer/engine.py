@@ -23,6 +23,7 @@ import functools
 import gc
 import re
 import sys
+import time
 from typing import Callable, Iterable, Sequence
 
 import libcst as cst
@@ -38,6 +39,19 @@ __all__ = ["Context", "analyze", "fix", "STRICT", "Analysis", "run", "RECORDED",
 
 #: Re-raise exceptions from rules instead of turning them into MSN001.
 STRICT = False
+
+#: Cells longer than this (characters) are analyzed within LARGE_CELL_SECONDS;
+#: any cell within CELL_SECONDS.  Past the budget the walk stops and an
+#: ``MSN002`` finding says from which line on nothing was checked.
+SIZE_LIMIT = 50_000
+LARGE_CELL_SECONDS = 1.0
+CELL_SECONDS = 5.0
+
+
+class _OverBudget(Exception):
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
 
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")
 _SKIP_CHILDREN = (ast.Constant,)
@@ -207,11 +221,14 @@ class Context:
 class Analysis:
     """Result of one run: findings plus what is needed to apply their fixes."""
 
-    def __init__(self, findings: list[Finding], edits: list[Edit], masked: str, originals: dict[int, str]):
+    def __init__(self, findings: list[Finding], edits: list[Edit], masked: str, originals: dict[int, str],
+                 finding_edits: list[Edit | None] | None = None):
         self.findings = findings
         self.edits = edits
         self.masked = masked
         self.originals = originals
+        #: the edit of each finding (None when it has none), parallel to ``findings``
+        self.finding_edits = finding_edits if finding_edits is not None else [None] * len(findings)
 
 
 # -- the walk -------------------------------------------------------------
@@ -238,8 +255,15 @@ class _Walker:
             for node_type, attr in _visitor_names(type(r)):
                 self.dispatch.setdefault(node_type, []).append((type(r), getattr(r, attr)))
         self.internal_errors: list[tuple[str, ast.AST, BaseException]] = []
+        self.deadline = float("inf")
+        self._count = 0
 
     def walk(self, node: ast.AST) -> None:
+        self._count += 1
+        if not self._count & 1023 and time.perf_counter() > self.deadline:
+            # the statement being walked: findings before it are complete
+            raise _OverBudget(next((getattr(p, "lineno", 0) for p in self.ctx.parents[1:2]), 0)
+                              or getattr(node, "lineno", 1))
         ctx = self.ctx
         infer = ctx.infer
         t = type(node)
@@ -407,6 +431,9 @@ def _load_registry() -> dict:
 
 # -- entry points ---------------------------------------------------------
 def _parse(source: str) -> tuple[ast.Module | None, str, dict[int, str], SyntaxError | None]:
+    """Parse ``source``, masking IPython syntax if needed; every failure of
+    either parse (SyntaxError, null bytes, MemoryError / RecursionError on
+    huge expressions) becomes the returned error, never an exception."""
     try:
         return ast.parse(source), source, {}, None
     except SyntaxError as first:
@@ -417,10 +444,17 @@ def _parse(source: str) -> tuple[ast.Module | None, str, dict[int, str], SyntaxE
             return ast.parse(masked), masked, originals, None
         except SyntaxError as exc:
             return None, masked, originals, exc
+        except (ValueError, RecursionError, MemoryError) as exc:
+            return None, masked, originals, _parse_failure(exc)
     except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
-        err = SyntaxError(str(exc) or type(exc).__name__)
-        err.lineno, err.offset = 1, 1
-        return None, source, {}, err
+        return None, source, {}, _parse_failure(exc)
+
+
+def _parse_failure(exc: BaseException) -> SyntaxError:
+    err = SyntaxError(f"{type(exc).__name__}: the cell is too large or too deeply nested to parse"
+                      if isinstance(exc, (RecursionError, MemoryError)) else (str(exc) or type(exc).__name__))
+    err.lineno, err.offset = 1, 1
+    return err
 
 
 @functools.lru_cache(maxsize=64)
@@ -467,6 +501,54 @@ def _select_rules(rules: Iterable[str] | None) -> list[type[Rule]]:
     return [r for r in ALL_RULES if r.CODE in wanted or r.NAME in wanted]
 
 
+#: ``# msnb: ignore`` / ``# msnb: ignore[MSN201, MSN301]`` on a line (Ruff's ``noqa`` style).
+_IGNORE_COMMENT = re.compile(r"#\s*msnb:\s*ignore(?:\[([^\]]*)\])?", re.IGNORECASE)
+
+
+def resolve_codes(codes: Iterable[str] | str | None) -> frozenset[str]:
+    """Rule codes for ``codes`` (codes or rule names, a comma-separated
+    string or an iterable); ValueError naming any unknown one."""
+    if codes is None:
+        return frozenset()
+    if isinstance(codes, str):
+        codes = codes.split(",")
+    by_name = {r.NAME: r.CODE for r in ALL_RULES}
+    known = {r.CODE for r in ALL_RULES} | {"MSN000", "MSN001", "MSN002"}
+    out, unknown = set(), []
+    for c in codes:
+        c = c.strip()
+        if not c:
+            continue
+        code = by_name.get(c, c.upper())
+        (out.add(code) if code in known else unknown.append(c))
+    if unknown:
+        raise ValueError(f"unknown rule code(s): {', '.join(unknown)} (see docs/rules.md)")
+    return frozenset(out)
+
+
+def _line_suppressions(lines: list[str]) -> dict[int, frozenset[str] | None]:
+    """1-based line -> codes ignored there (None: every code)."""
+    out: dict[int, frozenset[str] | None] = {}
+    for i, line in enumerate(lines, 1):
+        if "msnb" not in line.lower():
+            continue
+        m = _IGNORE_COMMENT.search(line)
+        if m is None:
+            continue
+        codes = m.group(1)
+        out[i] = None if codes is None else frozenset(c.strip().upper() for c in codes.split(",") if c.strip())
+    return out
+
+
+def _suppressed(f: Finding, ignore: frozenset[str], lines: dict[int, frozenset[str] | None]) -> bool:
+    if f.rule in ignore:
+        return True
+    if f.line in lines:
+        codes = lines[f.line]
+        return codes is None or f.rule in codes
+    return False
+
+
 def _normalize_context(context: str | Sequence[str] | None) -> tuple[str, ...]:
     if context is None:
         return ()
@@ -476,13 +558,37 @@ def _normalize_context(context: str | Sequence[str] | None) -> tuple[str, ...]:
 
 
 def run(source: str, *, mode: str = "pynative", context: str | Sequence[str] | None = None,
-        rules: Iterable[str] | None = None, registry: dict | None = None) -> Analysis:
+        rules: Iterable[str] | None = None, registry: dict | None = None,
+        ignore: Iterable[str] | str | None = None) -> Analysis:
     """Analyze ``source``; see :func:`msnb.analyzer.analyze`."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     if not isinstance(source, str):
         raise TypeError(f"source must be str, got {type(source).__name__}")
     rule_classes = _select_rules(rules)
+    ignored = resolve_codes(ignore)
+    try:
+        result = _run(source, mode, context, rule_classes, registry)
+    except (MemoryError, RecursionError) as exc:
+        return Analysis([_internal_finding(
+            f"cell could not be analyzed ({type(exc).__name__}: an expression is too large or too deeply nested); "
+            "it runs unchecked", 1, 1, mode)], [], source, {})
+    except Exception as exc:  # noqa: BLE001 - the analyzer must never stop the user's cell
+        if STRICT:
+            raise
+        return Analysis([_internal_finding(
+            f"cell could not be analyzed ({type(exc).__name__}: {exc}); please report it", 1, 1, mode)],
+            [], source, {})
+    suppress = _line_suppressions(_LINE_SPLIT.split(source)) if "msnb" in source.lower() else {}
+    if ignored or suppress:
+        keep = [not _suppressed(f, ignored, suppress) for f in result.findings]
+        result.edits = [e for k, e in zip(keep, result.finding_edits) if k and e is not None]
+        result.finding_edits = [e for k, e in zip(keep, result.finding_edits) if k]
+        result.findings = [f for k, f in zip(keep, result.findings) if k]
+    return result
+
+
+def _run(source: str, mode: str, context, rule_classes, registry) -> Analysis:
     body = _strip_cell_magic(source)
     if body is None or not body.strip():
         return Analysis([], [], source, {})
@@ -496,6 +602,8 @@ def run(source: str, *, mode: str = "pynative", context: str | Sequence[str] | N
     reg = registry if registry is not None else _load_registry()
     ctx = Context(masked, _LINE_SPLIT.split(masked), infer, mode, reg, torch_api())
     walker = _Walker(ctx, [r() for r in rule_classes])
+    walker.deadline = time.perf_counter() + (LARGE_CELL_SECONDS if len(source) > SIZE_LIMIT else CELL_SECONDS)
+    over_budget: int | None = None
     limit = sys.getrecursionlimit()
     # The walk allocates many short-lived, acyclic objects; a cyclic GC pass
     # in the middle of it is pure latency for the user's cell, so collection
@@ -505,6 +613,8 @@ def run(source: str, *, mode: str = "pynative", context: str | Sequence[str] | N
     try:
         sys.setrecursionlimit(max(limit, 10_000))
         walker.walk(tree)
+    except _OverBudget as stop:
+        over_budget = stop.line
     except RecursionError:
         return Analysis([_internal_finding("cell is too deeply nested to analyze", 1, 1, mode)], [], masked,
                         originals)
@@ -514,10 +624,14 @@ def run(source: str, *, mode: str = "pynative", context: str | Sequence[str] | N
             gc.enable()
     findings: list[Finding] = []
     edits: list[Edit] = []
+    finding_edits: list[Edit | None] = []
     for f, edit, when in ctx.findings:
         if edit is not None and (when is None or when()):
             f._fixer = functools.partial(apply_edits, masked, originals, (edit,))
             edits.append(edit)
+            finding_edits.append(edit)
+        else:
+            finding_edits.append(None)
         findings.append(f)
     seen_internal = set()
     for code, node, exc in walker.internal_errors:
@@ -526,8 +640,17 @@ def run(source: str, *, mode: str = "pynative", context: str | Sequence[str] | N
             findings.append(_internal_finding(
                 f"analyzer rule {code} failed on this cell ({type(exc).__name__}: {exc}); please report it",
                 getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1, mode))
-    findings.sort(key=lambda f: (f.line, f.col, f.rule))
-    return Analysis(findings, edits, masked, originals)
+    if over_budget is not None:
+        size = f"{len(source) // 1000} KB" if len(source) > SIZE_LIMIT else "this cell"
+        findings.append(Finding(
+            rule="MSN002", category=Category.SYNTAX, severity=Severity.INFO, line=over_budget, col=1,
+            end_line=over_budget, end_col=2,
+            message=f"analysis stopped at line {over_budget}: {size} took longer than the analyzer's time budget",
+            why="The analyzer bounds its time so a cell never waits on it; lines from here on were not checked.",
+            suggestion="Split the cell, or run `msnb.analyzer.analyze` on the code outside the notebook.", mode=mode))
+    order = sorted(range(len(findings)), key=lambda i: (findings[i].line, findings[i].col, findings[i].rule))
+    finding_edits += [None] * (len(findings) - len(finding_edits))
+    return Analysis([findings[i] for i in order], edits, masked, originals, [finding_edits[i] for i in order])
 
 
 def _syntax_finding(err: SyntaxError, line: int, col: int, mode: str) -> Finding:
@@ -547,8 +670,9 @@ def _internal_finding(message: str, line: int, col: int, mode: str) -> Finding:
 
 
 def analyze(source: str, *, mode: str = "pynative", context: str | Sequence[str] | None = None,
-            rules: Iterable[str] | None = None, registry: dict | None = None) -> list[Finding]:
-    return run(source, mode=mode, context=context, rules=rules, registry=registry).findings
+            rules: Iterable[str] | None = None, registry: dict | None = None,
+            ignore: Iterable[str] | str | None = None) -> list[Finding]:
+    return run(source, mode=mode, context=context, rules=rules, registry=registry, ignore=ignore).findings
 
 
 #: Upper bound on fix passes; each pass applies every non-overlapping fix.
@@ -556,14 +680,23 @@ MAX_FIX_PASSES = 5
 
 
 def fix(source: str, *, rules: Iterable[str] | None = None, mode: str = "pynative",
-        context: str | Sequence[str] | None = None, registry: dict | None = None) -> str:
+        context: str | Sequence[str] | None = None, registry: dict | None = None,
+        ignore: Iterable[str] | str | None = None) -> str:
     rules = list(rules) if rules is not None else None
+    ignore = resolve_codes(ignore)
     current = source
     for _ in range(MAX_FIX_PASSES):
-        result = run(current, mode=mode, context=context, rules=rules, registry=registry)
+        result = run(current, mode=mode, context=context, rules=rules, registry=registry, ignore=ignore)
         if not result.edits:
             break
-        new = apply_edits(result.masked, result.originals, result.edits)
+        try:
+            new = apply_edits(result.masked, result.originals, result.edits)
+        except (MemoryError, RecursionError):
+            break
+        except Exception:  # noqa: BLE001 - a broken rewrite is dropped, never raised
+            if STRICT:
+                raise
+            break
         if new is None or new == current:
             break
         current = new

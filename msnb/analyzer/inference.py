@@ -61,6 +61,9 @@ class Kind(enum.Enum):
     """What a name holds, as far as the analyzer can tell."""
 
     TENSOR = "tensor"
+    #: a tuple of tensors: ``x.max(dim=1)`` (a namedtuple with ``.values`` /
+    #: ``.indices``), ``x.sort()``, ``x.split(2)``; not itself a tensor
+    TENSORS = "tensors"
     MODULE = "module"  # an nn.Module instance (model, criterion, layer)
     MODULE_CLASS = "module_class"  # a class deriving from nn.Module
     FUNCTION_CLASS = "function_class"  # a class deriving from autograd.Function
@@ -136,6 +139,9 @@ _NON_TENSOR_ATTRS = frozenset(
     {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_leaf", "layout", "grad_fn",
      "is_sparse", "is_quantized", "is_meta", "names", "itemsize", "nbytes"}
 )
+_TUPLE_FIELDS = frozenset({"values", "indices", "mantissa", "exponent", "sign", "logabsdet", "U", "S", "V",
+                           "Q", "R", "eigenvalues", "eigenvectors", "min", "max", "L", "LU", "pivots",
+                           "solution", "hist", "bin_edges"})
 _TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
 
 #: Tensor methods whose result shares storage with the receiver in PyTorch.
@@ -144,6 +150,14 @@ VIEW_METHODS = frozenset(
      "expand", "expand_as", "as_strided", "diagonal", "unfold", "detach", "movedim", "swapaxes",
      "unflatten", "split", "chunk", "unbind", "T", "mT", "real", "imag", "reshape", "flatten"}
 )
+
+#: Tensor methods / torch functions that always return a tuple of tensors.
+_TUPLE_RESULTS = frozenset({"sort", "topk", "kthvalue", "cummax", "cummin", "aminmax", "frexp", "slogdet", "svd",
+                            "qr", "eig", "eigh", "lu", "split", "chunk", "unbind", "std_mean", "var_mean",
+                            "histogram", "geqrf", "tensor_split", "hsplit", "vsplit", "dsplit", "meshgrid",
+                            "broadcast_tensors", "lu_unpack", "svd_lowrank", "pca_lowrank", "lstsq"})
+#: ... and those that do when given a dimension (``x.max(1)``), not another tensor.
+_TUPLE_WITH_DIM = frozenset({"max", "min", "median", "nanmedian", "mode"})
 
 _MODULE_RETURNING_METHODS = frozenset(
     {"to", "cuda", "cpu", "eval", "train", "float", "half", "double", "bfloat16", "requires_grad_",
@@ -296,13 +310,15 @@ class Inference:
             if self.qualname(expr) is not None:
                 return None  # torch.float32, nn.Linear, ... : not a tensor
             base = self.kind(expr.value)
+            if base is Kind.TENSORS:
+                return Kind.TENSOR if expr.attr in _TUPLE_FIELDS else None
             if base is Kind.TENSOR:
                 if expr.attr in _TENSOR_ATTRS:
                     return Kind.TENSOR
                 return Kind.OTHER if expr.attr in _NON_TENSOR_ATTRS else None
             return None
         if isinstance(expr, ast.Subscript):
-            return Kind.TENSOR if self.kind(expr.value) is Kind.TENSOR else None
+            return Kind.TENSOR if self.kind(expr.value) in (Kind.TENSOR, Kind.TENSORS) else None
         if isinstance(expr, ast.BinOp):
             if isinstance(expr.op, ast.Mod) and isinstance(expr.left, (ast.Constant, ast.JoinedStr)):
                 return Kind.OTHER  # "%" string formatting
@@ -354,7 +370,12 @@ class Inference:
         func = call.func
         q = self.qualname(func)
         if q is not None:
-            return self.callee_class_kind(q)
+            kind = self.callee_class_kind(q)
+            if kind is Kind.TENSOR and q.count(".") in (1, 2) and q.startswith(("torch.", "torch.linalg.")):
+                last = q.rpartition(".")[2]
+                if last in _TUPLE_RESULTS or (last in _TUPLE_WITH_DIM and self._dim_given(call, 1)):
+                    return Kind.TENSORS
+            return kind
         if isinstance(func, ast.Name):
             if func.id in ("float", "int", "len", "bool", "str", "repr", "round", "list", "tuple", "dict",
                            "range", "enumerate", "zip", "isinstance", "print", "type"):
@@ -372,6 +393,8 @@ class Inference:
             recv = func.value
             rk = self.kind(recv)
             if rk is Kind.TENSOR:
+                if func.attr in _TUPLE_RESULTS or (func.attr in _TUPLE_WITH_DIM and self._dim_given(call, 0)):
+                    return Kind.TENSORS
                 return Kind.OTHER if func.attr in _NON_TENSOR_METHODS else Kind.TENSOR
             if rk is Kind.MODULE:
                 return Kind.MODULE if func.attr in _MODULE_RETURNING_METHODS else None
@@ -380,6 +403,16 @@ class Inference:
             if isinstance(recv, ast.Name) and recv.id in self.function_classes and func.attr == "apply":
                 return Kind.TENSOR
         return None
+
+    def _dim_given(self, call: ast.Call, first: int) -> bool:
+        """``max(x, 1)`` / ``x.max(dim=1)`` reduce along a dim (a namedtuple);
+        ``max(x, y)`` with a tensor ``y`` is elementwise (a tensor)."""
+        if any(k.arg in ("dim", "keepdim") for k in call.keywords):
+            return True
+        if len(call.args) > first:
+            arg = call.args[first]
+            return self.kind(arg) is not Kind.TENSOR
+        return False
 
     # -- binding from statements -----------------------------------------
     def binding_for(self, value: ast.AST, line: int) -> Binding | None:
@@ -407,6 +440,8 @@ class Inference:
             if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
                 for t, v in zip(target.elts, value.elts):
                     self.bind_target(t, v, line)
+            elif value is not None and self.kind(value) is Kind.TENSORS:
+                self.bind_all(target, Kind.TENSOR, line)
             else:
                 for t in target.elts:
                     self.bind_target(t, None, line)
@@ -426,7 +461,7 @@ class Inference:
     def bind_for(self, node: ast.For) -> None:
         it = node.iter
         kind = self.kind(it)
-        if kind is Kind.LOADER or kind is Kind.TENSOR:
+        if kind in (Kind.LOADER, Kind.TENSOR, Kind.TENSORS):
             self.bind_all(node.target, Kind.TENSOR, node.lineno)
             return
         # for i, (x, y) in enumerate(loader)

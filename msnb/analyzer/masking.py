@@ -42,10 +42,24 @@ def _is_ipython_line(line: str) -> bool:
     return bool(s) and (s[0] in "%!" or bool(_HELP.match(line)) or bool(_ASSIGN_MAGIC.match(line)))
 
 
+_LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|$)")
+
+
+def _split(source: str) -> tuple[list[str], list[str]]:
+    """Line texts and their endings (``\n``, ``\r\n``, ``\r`` or ``""``)."""
+    texts, ends = [], []
+    for m in _LINE.finditer(source):
+        if m.start() == len(source) and texts and not m.group(0):
+            break
+        texts.append(m.group(1))
+        ends.append(m.group(2))
+    return texts, ends
+
+
 def mask(source: str) -> tuple[str, dict[int, str]]:
     """Return ``(masked_source, originals)``; ``originals`` maps 0-based line
-    index to the original text of each masked line."""
-    lines = source.split("\n")
+    index to the original text of each masked line.  Line endings are kept."""
+    lines, ends = _split(source)
     originals: dict[int, str] = {}
     i = 0
     while i < len(lines):
@@ -63,7 +77,7 @@ def mask(source: str) -> tuple[str, dict[int, str]]:
                 j += 1
             i = j
         i += 1
-    return "\n".join(lines), originals
+    return "".join(t + e for t, e in zip(lines, ends)), originals
 
 
 def unmask(source: str, originals: dict[int, str]) -> str:
@@ -71,10 +85,10 @@ def unmask(source: str, originals: dict[int, str]) -> str:
     if not originals:
         return source
     out = []
-    for line in source.split("\n"):
+    for line, end in zip(*_split(source)):
         m = _MARK_RE.search(line)
         if m and int(m.group(1)) in originals:
-            out.append(originals[int(m.group(1))])
+            out.append(originals[int(m.group(1))] + end)
         else:
-            out.append(line)
-    return "\n".join(out)
+            out.append(line + end)
+    return "".join(out)

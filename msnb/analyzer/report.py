@@ -9,15 +9,24 @@ from __future__ import annotations
 
 import difflib
 import html
+import re
 from typing import Iterable
 
 from .finding import Finding, Severity
 
-__all__ = ["render_html", "render_text", "render_diff", "summary"]
+__all__ = ["render_html", "render_text", "render_diff", "render_diff_html", "summary"]
 
 _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 _COLORS = {Severity.ERROR: "#c62828", Severity.WARNING: "#ef6c00", Severity.INFO: "#1565c0"}
 _ICONS = {Severity.ERROR: "✖", Severity.WARNING: "⚠", Severity.INFO: "ℹ"}
+
+
+_BACKTICKS = re.compile(r"`([^`]+)`")
+
+
+def _inline(text: str) -> str:
+    """Escape ``text`` and show its `code` spans as ``<code>`` (messages quote code in backticks)."""
+    return _BACKTICKS.sub(lambda m: f"<code>{m.group(1)}</code>", html.escape(text))
 
 
 def _sorted(findings: Iterable[Finding]) -> list[Finding]:
@@ -64,8 +73,8 @@ def render_html(findings: Iterable[Finding]) -> str:
         rows.append(
             f'<li class="msnb-finding msnb-{f.severity.value}" title="{html.escape(f.why, quote=True)}">'
             f'<span style="color:{color}">{_ICONS[f.severity]} <b>{html.escape(f.rule)}</b></span> '
-            f"<code>{f.line}:{f.col}</code> {html.escape(f.message)}"
-            f'<br><span style="opacity:.8">&rarr; {html.escape(f.suggestion)}</span>{fixable}</li>'
+            f"<code>{f.line}:{f.col}</code> {_inline(f.message)}"
+            f'<br><span style="opacity:.8">&rarr; {_inline(f.suggestion)}</span>{fixable}</li>'
         )
     return (
         '<div class="msnb-analyzer" style="font-size:90%;margin:2px 0">'
@@ -82,3 +91,21 @@ def render_diff(old: str, new: str, *, name: str = "cell") -> str:
     )
     out = "".join(line if line.endswith("\n") else line + "\n" for line in diff)
     return out
+
+
+_DIFF_STYLE = {"+": "background:#e6ffec;color:#116329", "-": "background:#ffebe9;color:#82071e",
+               "@": "color:#6639ba"}
+
+
+def render_diff_html(old: str, new: str, *, name: str = "cell") -> str:
+    """The unified diff as coloured HTML (added lines green, removed red),
+    for Jupyter; empty string when there is no change."""
+    text = render_diff(old, new, name=name)
+    if not text:
+        return ""
+    rows = []
+    for line in text.splitlines():
+        style = "font-weight:bold" if line.startswith(("---", "+++")) else _DIFF_STYLE.get(line[:1], "")
+        rows.append(f'<span style="{style}">{html.escape(line) or "&nbsp;"}</span>')
+    return ('<pre class="msnb-diff" style="font-size:90%;line-height:1.3;margin:2px 0">'
+            + "\n".join(rows) + "</pre>")

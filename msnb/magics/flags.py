@@ -31,6 +31,8 @@ _FLAGS = (
         default=None,
         help="do not run msnb's analyzer on the cell first",
     ),
+    argument("--ignore", metavar="CODES", default=None,
+             help="analyzer rule codes to ignore, comma-separated (e.g. MSN201,MSN301)"),
 )
 
 
@@ -45,4 +47,19 @@ def parse_flags(magic: Callable, line: str) -> tuple[bool, dict[str, Any]]:
     """Return (help requested, {setting: value or None}); UsageError if bad."""
     args = parse_argstring(magic, line)
     flags = {name: getattr(args, name) for name in ("mode", "amp", "device", "verbose", "analyze")}
+    if args.ignore is not None:
+        flags["ignore"] = ignore_codes(args.ignore)
     return args.help, flags
+
+
+def ignore_codes(text: str) -> tuple[str, ...]:
+    """Rule codes from ``"MSN201,MSN301"`` (also space-separated); a one-line
+    UsageError names an unknown code."""
+    from IPython.core.error import UsageError
+
+    from msnb.analyzer.engine import resolve_codes
+
+    try:
+        return tuple(sorted(resolve_codes(text.replace(" ", ","))))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

@@ -66,26 +66,73 @@ def _panel(magics: "MsnbMagics", args: str) -> None:
 @subcommand("fix")
 def _fix(magics: "MsnbMagics", args: str) -> None:
     """Show the analyzer's rewrite of the last analyzed cell as a diff and put
-    the fixed cell in the next input, for the user to review and run."""
-    if args.strip():
-        raise UsageError("%msnb fix takes no arguments")
+    the fixed cell in the next input (``--replace``: in place of that cell)."""
+    if args.strip() not in ("", "--replace"):
+        raise UsageError("%msnb fix takes no arguments but --replace")
     from msnb.runtime.analysis import history, last_analyzed
+    from msnb.settings import settings
 
     source, mode = last_analyzed()
     if source is None:
         print("msnb: no analyzed cell yet: run a %%torch_on_ascend cell first")
         return None
     from msnb.analyzer import fix
-    from msnb.analyzer.report import render_diff
+    from msnb.analyzer.report import render_diff, render_diff_html
 
     earlier = history()[:-1]
-    fixed = fix(source, mode=mode or "pynative", context=earlier)
+    fixed = fix(source, mode=mode or "pynative", context=earlier, ignore=settings.ignore)
     if fixed == source:
         print("msnb: nothing to fix in the last analyzed cell")
         return None
-    print(render_diff(source, fixed))
-    magics.shell.set_next_input(fixed, replace=False)
+    _display({"text/plain": render_diff(source, fixed), "text/html": render_diff_html(source, fixed)})
+    magics.shell.set_next_input(fixed, replace=args.strip() == "--replace")
     return None
+
+
+@subcommand("analyze")
+def _analyze(magics: "MsnbMagics", args: str) -> None:
+    """Findings for the last analyzed cell again; ``--all`` adds the advice
+    (info findings) that cells do not show by default."""
+    if args.strip() not in ("", "--all"):
+        raise UsageError("%msnb analyze takes no arguments but --all")
+    from msnb.runtime.analysis import history, last_analyzed
+    from msnb.settings import settings
+
+    source, mode = last_analyzed()
+    if source is None:
+        print("msnb: no analyzed cell yet: run a %%torch_on_ascend cell first")
+        return None
+    from msnb.analyzer import analyze, visible
+    from msnb.analyzer.report import render_html, render_text
+
+    found = visible(analyze(source, mode=mode or "pynative", context=history()[:-1], ignore=settings.ignore),
+                    advice=args.strip() == "--all" or settings.advice)
+    if not found:
+        print("msnb analyzer: no findings" + ("" if args.strip() else " (advice too: %msnb analyze --all)"))
+        return None
+    _display({"text/plain": render_text(found), "text/html": render_html(found)})
+    return None
+
+
+@subcommand("ignore")
+def _ignore(magics: "MsnbMagics", args: str) -> None:
+    """Ignore analyzer rule codes for the rest of the session
+    (``%msnb ignore MSN201,MSN301``; ``--reset`` forgets them; alone: list them)."""
+    from msnb.magics.flags import ignore_codes
+    from msnb.settings import settings
+
+    text = args.strip()
+    if text == "--reset":
+        settings.update(ignore=())
+    elif text:
+        settings.update(ignore=tuple(sorted(set(settings.ignore) | set(ignore_codes(text)))))
+    print("msnb ignores: " + (", ".join(settings.ignore) or "nothing"))
+
+
+def _display(bundle: dict[str, str]) -> None:
+    from IPython.display import display
+
+    display(bundle, raw=True)
 
 
 @magics_class
@@ -102,7 +149,7 @@ class MsnbMagics(Magics):
 
     @line_magic
     def msnb(self, line: str) -> Any:
-        """msnb commands: %msnb status, %msnb explain, %msnb panel, %msnb fix (all are listed by %msnb)."""
+        """msnb commands: %msnb status, explain, panel, fix, analyze, ignore (all are listed by %msnb)."""
         name, _, rest = line.strip().partition(" ")
         names = ", ".join(sorted(SUBCOMMANDS))
         if not name:

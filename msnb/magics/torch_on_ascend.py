@@ -44,6 +44,8 @@ class TorchOnAscendMagics(Magics):
         if wants_help:
             print(self.torch_on_ascend.__doc__)
             return None
+        if "ignore" in flags:  # a cell's --ignore adds to the session's (%msnb ignore)
+            flags["ignore"] = tuple(sorted(set(settings.ignore) | set(flags["ignore"])))
         if cell is None:
             self._set_defaults(flags)
             return None

@@ -58,8 +58,13 @@ def _render(findings: Sequence[Any]) -> dict[str, str]:
         return {"text/plain": "\n".join(str(f) for f in findings)}
 
 
-def check(source: str, mode: str, show: Callable[[dict[str, str]], None]) -> None:
-    """Analyze ``source``; ``show`` the findings; raise CellBlocked on errors."""
+def check(source: str, mode: str, show: Callable[[dict[str, str]], None], ignore: Sequence[str] = (),
+          advice: bool = False) -> None:
+    """Analyze ``source``; ``show`` the findings; raise CellBlocked on errors.
+
+    Advice (``info`` findings) is shown only when ``advice`` is set: a cell
+    that runs under msnb as it would on PyTorch shows nothing.  ``ignore``
+    lists rule codes the session or the cell's ``--ignore`` silenced."""
     try:
         from msnb.analyzer import analyze
     except ImportError:
@@ -69,7 +74,12 @@ def check(source: str, mode: str, show: Callable[[dict[str, str]], None]) -> Non
     except ImportError:  # an analyzer without the helper: every error blocks
         def has_blocking(found, _mode):
             return any(_severity(f) == "error" for f in found)
-    findings = list(analyze(source, mode=mode, context=tuple(_HISTORY)))
+    if ignore:
+        findings = list(analyze(source, mode=mode, context=tuple(_HISTORY), ignore=tuple(ignore)))
+    else:
+        findings = list(analyze(source, mode=mode, context=tuple(_HISTORY)))
+    if not advice:
+        findings = [f for f in findings if _severity(f) != "info" or str(getattr(f, "rule", "")).startswith("MSN00")]
     _LAST.update(source=source, mode=mode)
     _HISTORY.append(source)
     del _HISTORY[:-_HISTORY_LIMIT]
@@ -80,5 +90,5 @@ def check(source: str, mode: str, show: Callable[[dict[str, str]], None]) -> Non
         errors = sum(_severity(f) == "error" for f in findings)
         raise CellBlocked(
             f"msnb: cell not run: {errors} error finding(s) above "
-            "(fix them, or run with --no-analyze)"
+            "(fix them, silence one with --ignore CODE, or run with --no-analyze)"
         )

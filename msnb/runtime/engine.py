@@ -71,7 +71,8 @@ class Runtime:
         """
         __tracebackhide__ = True
         if options["analyze"]:
-            check("\n" + body if cell is None else cell, options["mode"], self._show)
+            check("\n" + body if cell is None else cell, options["mode"], self._show,
+                  ignore=options.get("ignore", ()), advice=options.get("advice", False))
         cell_globals = CellGlobals(shell.user_ns)
         run = report.record_start(options)
         error = None

@@ -100,11 +100,16 @@ def test_finding_fields():
 
 
 def test_mode_changes_severity_and_blocking():
-    src = "import torch\nx = torch.ones(3)\nx.add_(1)\n"
-    graph = analyze(src, mode="graph", rules=["MSN201"])
-    pyn = analyze(src, mode="pynative", rules=["MSN201"])
-    assert graph[0].severity is Severity.ERROR and pyn[0].severity is Severity.INFO
-    assert has_blocking(graph, "graph") and not has_blocking(pyn, "pynative")
+    # a host read in a recorded forward: graph mode falls back (warning), PyNative is unaffected
+    src = "import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n        return x * x.sum().item()\n"
+    graph = analyze(src, mode="graph", rules=["MSN502"])
+    assert graph[0].severity is Severity.WARNING and analyze(src, mode="pynative", rules=["MSN502"]) == []
+    # `.cpu()` inside `@ms.jit` fails: MindSpore compiles it in either mode
+    src = "import mindspore as ms\nimport torch\n@ms.jit\ndef step(x: torch.Tensor):\n    return x.cpu()\n"
+    graph = analyze(src, mode="graph", rules=["MSN502"])
+    pyn = analyze(src, mode="pynative", rules=["MSN502"])
+    assert graph[0].severity is Severity.ERROR and pyn[0].severity is Severity.ERROR
+    assert has_blocking(graph, "graph") and has_blocking(pyn, "pynative")
     # a mode-dependent error computed for graph mode does not block pynative
     assert not has_blocking(graph, "pynative")
     # unsupported API is an error in every mode
@@ -135,18 +140,19 @@ def test_type_awareness_inside_cell():
 def test_context_does_not_make_inplace_fix_unsafe_names_fixable():
     # x comes from an earlier cell: other cells may hold references, so no rebinding fix
     (f,) = analyze("x.add_(1)\n", context=["import torch\nx = torch.ones(2)\n"], mode="graph", rules=["MSN201"])
-    assert f.severity is Severity.ERROR and f.fix is None
+    assert f.severity is Severity.INFO and f.fix is None
 
 
 @pytest.mark.parametrize("imp", ["import torch as t", "import msadapter.pytorch as t", "import mindtorch.torch as t"])
 def test_qualified_names_and_adapter_aliases(imp):
-    src = f"{imp}\nif t.cuda.is_available():\n    pass\n"
+    # is_available runs on msnb (not reported); ipc_collect is not implemented (error)
+    src = f"{imp}\nif t.cuda.is_available():\n    t.cuda.ipc_collect()\n"
     (f,) = analyze(src, rules=["MSN102"])
-    assert f.severity is Severity.INFO and f.line == 2
+    assert f.severity is Severity.ERROR and f.line == 3
 
 
 def test_local_shadowing_is_respected():
-    src = "import torch\ndef f(torch):\n    return torch.cuda.device_count()\n"
+    src = "import torch\ndef f(torch):\n    return torch.cuda.ipc_collect()\n"
     assert analyze(src, rules=["MSN102"]) == []
 
 
@@ -156,9 +162,11 @@ def test_ipython_syntax_is_masked_and_restored():
     findings = analyze(src, rules=["MSN101"])
     assert [(f.rule, f.line, f.col) for f in findings] == [("MSN101", 5, 5)]
     fixed = fix(src)
-    assert fixed.splitlines()[:4] == src.splitlines()[:4]
-    assert fixed.splitlines()[5:] == src.splitlines()[5:]
-    assert 'x = torch.ones(2).to("cuda" if torch.cuda.is_available() else "cpu")' in fixed
+    # one `device` defined after the leading imports and masked lines, then used
+    assert fixed.splitlines()[:3] == src.splitlines()[:3]
+    assert fixed.splitlines()[3] == 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")'
+    assert fixed.splitlines()[6:] == src.splitlines()[5:]
+    assert "x = torch.ones(2).to(device)" in fixed
 
 
 def test_torch_on_ascend_cell_body_is_analyzed_with_cell_line_numbers():
@@ -198,7 +206,9 @@ def test_very_large_cell_is_fast():
     start = time.perf_counter()
     findings = analyze(src, mode="graph", registry={})
     assert time.perf_counter() - start < 10
-    assert len([f for f in findings if f.rule == "MSN201"]) == 1500
+    inplace = [f for f in findings if f.rule == "MSN201"]
+    stopped = [f for f in findings if f.rule == "MSN002"]  # over the size limit: a time budget applies
+    assert len(inplace) == 1500 or (stopped and all(f.line < stopped[0].line for f in inplace))
 
 
 def test_rule_selection_and_unknown_rule():
@@ -217,7 +227,8 @@ def test_fix_applies_everything_and_is_idempotent():
            "x = torch.ones(3).cuda()\nx.mul_(2)\ny = F.sigmoid(x)\nsd = torch.load('w.pt')\nprint(f'{y.sum():.3f}')\n")
     fixed = fix(src, registry={})
     assert fixed == ("import torch\nimport torch.nn.functional as F\n"
-                     'x = torch.ones(3).to("cuda" if torch.cuda.is_available() else "cpu")\nx = x.mul(2)\n'
+                     'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+                     'x = torch.ones(3).to(device)\nx = x.mul(2)\n'
                      "y = torch.sigmoid(x)\nsd = torch.load('w.pt', weights_only=True)\n"
                      "print(f'{y.sum().item():.3f}')\n")
     assert fix(fixed, registry={}) == fixed

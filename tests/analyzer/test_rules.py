@@ -1,7 +1,8 @@
 """Every rule's VALID / INVALID examples are its tests (Fixit style).
 
-Examples run against an empty support registry (so MSN401's examples are
-deterministic while the adapter grows); each rule is checked alone.
+Examples run against the adapter's real support registry, the one the
+runtime implements (``test_examples_execute.py`` runs them); each rule is
+checked alone.
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ INVALID = [(r.CODE, i, ex) for r in ALL_RULES for i, ex in enumerate(r.INVALID)]
 
 @pytest.mark.parametrize(("code", "index", "example"), VALID, ids=[f"{c}-valid-{i}" for c, i, _ in VALID])
 def test_valid(code, index, example):
-    findings = analyze(example.code, mode=example.mode, context=example.context, rules=[code], registry={})
+    findings = analyze(example.code, mode=example.mode, context=example.context, rules=[code])
     assert [f for f in findings if f.rule == code] == []
 
 
 @pytest.mark.parametrize(("code", "index", "example"), INVALID, ids=[f"{c}-invalid-{i}" for c, i, _ in INVALID])
 def test_invalid(code, index, example):
-    findings = analyze(example.code, mode=example.mode, context=example.context, rules=[code], registry={})
+    findings = analyze(example.code, mode=example.mode, context=example.context, rules=[code])
     mine = [f for f in findings if f.rule == code]
     assert mine, f"{code} did not fire on:\n{example.code}"
     first = mine[0]
@@ -38,8 +39,8 @@ def test_invalid(code, index, example):
     if example.fix is not None:
         ast.parse(example.fix)
         # the fix resolves the finding and is a fixed point
-        assert fix(example.code, rules=[code], mode=example.mode, context=example.context, registry={}) == example.fix
-        assert fix(example.fix, rules=[code], mode=example.mode, context=example.context, registry={}) == example.fix
+        assert fix(example.code, rules=[code], mode=example.mode, context=example.context) == example.fix
+        assert fix(example.fix, rules=[code], mode=example.mode, context=example.context) == example.fix
 
 
 def test_every_rule_is_documented_and_tested():

@@ -12,9 +12,11 @@ def test_fix_shows_diff_and_sets_next_input(run, ip, capsys, monkeypatch):
     capsys.readouterr()
     run("%msnb fix")
     out = capsys.readouterr().out
-    assert "-x = torch.ones(3).cuda()" in out and "+x = torch.ones(3)" in out
+    assert "-x = torch.ones(3).cuda()" in out and "+x = torch.ones(3).to(device)" in out
     (text, replace), = payloads
     assert replace is False and ".cuda()" not in text and text.startswith("%%torch_on_ascend")
+    run("%msnb fix --replace")
+    assert payloads[-1] == (text, True)
 
 
 def test_fix_with_nothing_to_fix_says_so(run, ip, capsys):
@@ -39,4 +41,6 @@ def test_earlier_cells_inform_the_analysis_of_later_ones(run, ip, capsys):
     capsys.readouterr()
     run("%%torch_on_ascend\nmsg = f'{loss:.4f}'\n")
     assert ip.user_ns["msg"] == "1.0000"
+    assert "MSN301" not in capsys.readouterr().out  # advice: not shown on a cell that runs
+    run("%msnb analyze --all")
     assert "MSN301" in capsys.readouterr().out

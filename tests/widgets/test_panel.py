@@ -25,7 +25,8 @@ def test_widgets_write_the_settings(fresh):
     p.amp.value = "O2"
     p.device.value = "cpu"
     p.analyze.value = False
-    assert fresh.snapshot() == dict(mode="graph", amp="O2", device="cpu", analyze=False, verbose=False)
+    assert fresh.snapshot() == dict(mode="graph", amp="O2", device="cpu", analyze=False, verbose=False,
+                                    advice=False, ignore=())
     p.device.buttons["auto"].value = True  # pressing a button is the same as setting .value
     assert fresh.device == "auto" and not p.device.buttons["cpu"].value
 

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 
 __all__ = ["dotted", "method_call", "with_method", "rename_method", "strip_inplace_call",
            "add_keyword", "expr"]
 
 
+@functools.lru_cache(maxsize=256)
 def expr(code: str) -> cst.BaseExpression:
+    """``code`` parsed as an expression (cached: libcst nodes are immutable,
+    and a fix of a large cell asks for the same ``device`` thousands of times)."""
     return cst.parse_expression(code)
 
 

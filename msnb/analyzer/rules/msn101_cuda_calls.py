@@ -8,7 +8,8 @@ import libcst as cst
 
 from ..finding import Category, Severity
 from ._cst import expr
-from ._device import device_expression
+from ..fixes import Edit
+from ._device import device_definition, device_expression
 from .base import Invalid, Rule, Valid
 
 __all__ = ["CudaCalls"]
@@ -39,16 +40,17 @@ class CudaCalls(Rule):
     SEVERITY_GRAPH = Severity.INFO
     FIX_SAFETY = "Safe: `.to(device)` selects the device `.cuda()` maps to."
     VALID = [
-        Valid("import torch\nx = torch.ones(2).to(device)\n"),
+        Valid("import torch\ndevice = torch.device('cpu')\nx = torch.ones(2).to(device)\n"),
         Valid("import torch\nmodel = torch.nn.Linear(2, 2)\nmodel.to('cpu')\n"),
         Valid("import torch\nok = torch.cuda.is_available\n"),
     ]
     INVALID = [
         Invalid("import torch\nx = torch.ones(2).cuda()\n", line=2, col=5, severity=Severity.INFO,
-                fix='import torch\nx = torch.ones(2).to("cuda" if torch.cuda.is_available() else "cpu")\n'),
-        Invalid("import torch\ndevice = torch.device('cpu')\nnet = torch.nn.Linear(2, 2).cuda(non_blocking=True)\n",
-                line=3, col=7, severity=Severity.INFO,
-                fix="import torch\ndevice = torch.device('cpu')\nnet = torch.nn.Linear(2, 2).to(device, non_blocking=True)\n"),
+                fix='import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+                    'x = torch.ones(2).to(device)\n'),
+        Invalid("import torch\ndevice = torch.device('cpu')\nx = torch.ones(2).cuda(non_blocking=True)\n",
+                line=3, col=5, severity=Severity.INFO,
+                fix="import torch\ndevice = torch.device('cpu')\nx = torch.ones(2).to(device, non_blocking=True)\n"),
         Invalid("import torch\nx = torch.ones(2).cuda(1)\n", line=2, col=5, severity=Severity.INFO, fix=None),
     ]
 
@@ -63,6 +65,7 @@ class CudaCalls(Rule):
             dev = device_expression(ctx)
             if dev is not None:
                 edit = ctx.edit(node, cst.Call, lambda n, dev=dev: _to_device(n, dev))
+                edit = Edit(edit.node_type, edit.key, edit.transform, device_definition(ctx, dev))
         ctx.report(node, edit=edit)
 
 

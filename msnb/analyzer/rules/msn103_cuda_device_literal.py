@@ -9,7 +9,8 @@ import libcst as cst
 
 from ..finding import Category, Severity
 from ._cst import expr
-from ._device import device_expression, is_cuda_guarded
+from ..fixes import Edit
+from ._device import device_definition, device_expression, is_cuda_guarded
 from .base import Invalid, Rule, Valid
 
 __all__ = ["CudaDeviceLiteral"]
@@ -55,9 +56,11 @@ class CudaDeviceLiteral(Rule):
         Invalid('import torch\ndevice = torch.device("cpu")\nx = torch.ones(2).to("cuda:0")\n', line=3, col=22,
                 severity=Severity.INFO, fix='import torch\ndevice = torch.device("cpu")\nx = torch.ones(2).to(device)\n'),
         Invalid('import torch\nx = torch.zeros(3, device="cuda")\n', line=2, col=27, severity=Severity.INFO,
-                fix='import torch\nx = torch.zeros(3, device="cuda" if torch.cuda.is_available() else "cpu")\n'),
-        Invalid("import torch\nx = torch.ones(2).to(0)\n", line=2, col=22, severity=Severity.WARNING,
-                fix='import torch\nx = torch.ones(2).to("cuda" if torch.cuda.is_available() else "cpu")\n'),
+                fix='import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+                    'x = torch.zeros(3, device=device)\n'),
+        Invalid("import torch\nx = torch.ones(2).to(0)\n", line=2, col=22, severity=Severity.INFO,
+                fix='import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+                    'x = torch.ones(2).to(device)\n'),
     ]
 
     def visit_Constant(self, node: ast.Constant, ctx) -> None:
@@ -69,14 +72,17 @@ class CudaDeviceLiteral(Rule):
             message = f'hard-coded device "{value}"; msnb maps it to the current device'
             node_type = cst.SimpleString
         elif type(value) is int and _is_to_argument(node, ctx):
-            severity = Severity.WARNING
-            message = f"integer device {value} means CUDA device {value} in PyTorch; msnb does not map it"
+            severity = Severity.INFO
+            message = f"integer device {value} means CUDA device {value} in PyTorch; msnb maps it to the current device"
             node_type = cst.Integer
         else:
             return
         in_device_call = _inside_torch_device(ctx)
         dev = device_expression(ctx, prefer_name=not in_device_call)
-        edit = ctx.edit(node, node_type, lambda n, d=dev: expr(d)) if dev is not None else None
+        edit = None
+        if dev is not None:
+            edit = ctx.edit(node, node_type, lambda n, d=dev: expr(d))
+            edit = Edit(edit.node_type, edit.key, edit.transform, device_definition(ctx, dev))
         ctx.report(node, severity=severity, message=message, edit=edit)
 
 

@@ -34,8 +34,8 @@ class CudnnBackends(Rule):
     MESSAGE = "cuDNN / CUDA backend flag has no effect on Ascend"
     WHY = "torch.backends.cudnn and torch.backends.cuda configure NVIDIA libraries that MindSpore does not use."
     SUGGESTION = "Remove the setting; for reproducibility on MindSpore use `mindspore.set_deterministic(True)`."
-    SEVERITY_PYNATIVE = Severity.WARNING
-    SEVERITY_GRAPH = Severity.WARNING
+    SEVERITY_PYNATIVE = Severity.INFO
+    SEVERITY_GRAPH = Severity.INFO
     FIX_SAFETY = "Safe for assignments (removed); reads are left alone."
     VALID = [
         Valid("import torch\ntorch.use_deterministic_algorithms(True)\n"),
@@ -43,10 +43,10 @@ class CudnnBackends(Rule):
     ]
     INVALID = [
         Invalid("import torch\ntorch.backends.cudnn.benchmark = True\nx = 1\n", line=2, col=1,
-                fix="import torch\nx = 1\n"),
+                fix="import torch\nx = 1\n", severity=Severity.INFO),
         Invalid("from torch.backends import cudnn\nif True:\n    cudnn.deterministic = True\n", line=3, col=5,
-                fix="from torch.backends import cudnn\nif True:\n    pass\n"),
-        Invalid("import torch\nflag = torch.backends.cudnn.enabled\n", line=2, col=8),
+                fix="from torch.backends import cudnn\nif True:\n    pass\n", severity=Severity.INFO),
+        Invalid("import torch\nflag = torch.backends.cudnn.enabled\n", line=2, col=8, severity=Severity.INFO),
     ]
 
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:

@@ -15,9 +15,10 @@ class Accelerator(Rule):
     """What it does: finds ``torch.accelerator.*`` (PyTorch 2.6+ device API).
 
     Why: ``torch.accelerator.current_accelerator()`` and friends report the
-    CUDA / MPS / XPU backend PyTorch was built with; msnb runs on MindSpore's
-    device and does not provide this module unless the support registry
-    lists the name.
+    CUDA / MPS / XPU backend PyTorch was built with.  msnb implements the
+    device-independent part on MindSpore's device (``is_available``,
+    ``current_accelerator``...), which runs unchanged and is not reported;
+    a name the support registry lacks raises when the cell runs: error.
 
     Fix safety: no automatic fix; the replacement depends on what the value
     is used for.
@@ -26,15 +27,16 @@ class Accelerator(Rule):
     CODE = "MSN105"
     NAME = "torch-accelerator"
     CATEGORY = Category.CUDA
-    MESSAGE = "`torch.accelerator` is not available on msnb"
+    MESSAGE = "`torch.accelerator` name not implemented by msnb"
     WHY = "torch.accelerator queries PyTorch's own device backends, which do not exist under MindSpore."
     SUGGESTION = 'Use a `device` variable: `torch.device("cuda" if torch.cuda.is_available() else "cpu")`.'
-    SEVERITY_PYNATIVE = Severity.WARNING
-    SEVERITY_GRAPH = Severity.WARNING
-    VALID = [Valid("import torch\nd = torch.device('cpu')\n")]
+    SEVERITY_PYNATIVE = Severity.ERROR
+    SEVERITY_GRAPH = Severity.ERROR
+    VALID = [Valid("import torch\nd = torch.device('cpu')\n"),
+             Valid("import torch as t\nif t.accelerator.is_available():\n    dev = t.accelerator.current_accelerator()\n")]
     INVALID = [
-        Invalid("import torch\ndev = torch.accelerator.current_accelerator()\n", line=2, col=7),
-        Invalid("import torch as t\nif t.accelerator.is_available():\n    pass\n", line=2, col=4),
+        Invalid("import torch\nused = torch.accelerator.memory_allocated()\n", line=2, col=8, severity=Severity.ERROR),
+        Invalid("import torch as t\nt.accelerator.empty_cache()\n", line=2, col=1, severity=Severity.ERROR),
     ]
 
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
@@ -43,4 +45,4 @@ class Accelerator(Rule):
         q = ctx.infer.qualname(node)
         if q is None or not q.startswith("torch.accelerator.") or q in ctx.registry:
             return
-        ctx.report(node, message=f"`{q}` is not available on msnb")
+        ctx.report(node, message=f"`{q}` is not implemented by msnb")

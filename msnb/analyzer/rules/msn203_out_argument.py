@@ -17,7 +17,11 @@ _BUFFER_FACTORIES = frozenset({"torch.empty", "torch.empty_like", "torch.zeros",
 
 
 class OutArgument(Rule):
-    """What it does: finds torch calls writing into a preallocated tensor
+    """Advice (info, shown with ``%msnb analyze --all``): msnb runs this
+    construct as PyTorch does in both modes (checked by running the examples,
+    ``tests/analyzer/test_examples_execute.py``).
+
+    What it does: finds torch calls writing into a preallocated tensor
     with ``out=`` (``torch.add(a, b, out=c)``).
 
     Why: ``out=`` is an in-place write; Graph mode cannot compile it (error).
@@ -34,16 +38,16 @@ class OutArgument(Rule):
     NAME = "out-argument"
     CATEGORY = Category.INPLACE
     MESSAGE = "`out=` writes into an existing tensor in place"
-    WHY = "Graph mode has no in-place writes; the result must be returned and bound to a name."
+    WHY = ("msnb runs this exactly as PyTorch does, in PyNative and in graph mode (msnb's graph mode records in-place and view writes into the compiled graph), so this is advice only, shown with `%msnb analyze --all`: returning the result is the form MindSpore's own `@ms.jit` accepts.")
     SUGGESTION = "Bind the result instead: `c = torch.add(a, b)`."
     SEVERITY_PYNATIVE = Severity.INFO
-    SEVERITY_GRAPH = Severity.ERROR
+    SEVERITY_GRAPH = Severity.INFO
     FIX_SAFETY = "Safe when `out` is a fresh buffer from torch.empty/zeros/ones(_like) never used elsewhere."
     VALID = [Valid("import torch\na = torch.ones(2)\nc = torch.add(a, a)\n", mode="graph"),
              Valid("def f(out=None):\n    return out\nf(out=1)\n", mode="graph")]
     INVALID = [
         Invalid("import torch\na = torch.ones(2)\nc = torch.empty(2)\ntorch.add(a, a, out=c)\n", line=4, col=1,
-                severity=Severity.ERROR, mode="graph",
+                severity=Severity.INFO, mode="graph",
                 fix="import torch\na = torch.ones(2)\nc = torch.empty(2)\nc = torch.add(a, a)\n"),
         Invalid("import torch\ndef f(a, c):\n    torch.mul(a, 2, out=c)\n", line=3, col=5, severity=Severity.INFO),
     ]

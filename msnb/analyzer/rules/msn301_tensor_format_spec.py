@@ -30,10 +30,10 @@ class TensorFormatSpec(Rule):
 
     Why: ``Tensor.__format__`` only accepts a spec for one-element tensors
     (it formats ``.item()``) and raises ``TypeError`` for larger ones.  msnb
-    behaves exactly so; MSAdapter's tensors did not support it at all
-    (MSAdapter guide 4.4: ``f"{class_names[labels[i]]}: {probs[i]:.2f}"``
-    had to be converted first).  Hence ``info``: the code runs on msnb when
-    the tensor has one element, and ``.item()`` says so explicitly.
+    formats exactly as PyTorch does (``f"{t:.4f}"``, ``"{:.4f}".format(t)``
+    and ``"%.4f" % t`` give PyTorch's text; the examples are run against
+    PyTorch), so this is advice only, shown with ``%msnb analyze --all``:
+    ``.item()`` says explicitly that a Python number is formatted.
 
     Fix safety: safe.  The tensor gets ``.item()``: a format spec on a
     tensor only works in PyTorch when the tensor has one element, and then
@@ -46,8 +46,8 @@ class TensorFormatSpec(Rule):
     NAME = "tensor-format-spec"
     CATEGORY = Category.FORMAT_STRING
     MESSAGE = "tensor formatted with a format spec"
-    WHY = ("A format spec like `:.4f` works on one-element tensors (in PyTorch and in msnb) and raises "
-           "TypeError on larger ones; older adapters (MSAdapter) did not support it at all.")
+    WHY = ("A format spec like `:.4f` works on one-element tensors and raises TypeError on larger ones, "
+           "in PyTorch and in msnb alike; `.item()` makes the one-element assumption explicit.")
     SUGGESTION = "Format the Python number: `f\"{loss.item():.4f}\"`."
     SEVERITY_PYNATIVE = Severity.INFO
     SEVERITY_GRAPH = Severity.INFO
@@ -60,29 +60,44 @@ class TensorFormatSpec(Rule):
     INVALID = [
         Invalid("import torch\nprobs = torch.rand(3)\nlabel = f\"{class_names[labels[i]]}: {probs[i]:.2f}\"\n",
                 line=3, col=38, severity=Severity.INFO,
+                context=("class_names = ['cat', 'dog', 'fox']\nlabels = [2, 0, 1]\ni = 1\n",),
                 fix="import torch\nprobs = torch.rand(3)\nlabel = f\"{class_names[labels[i]]}: {probs[i].item():.2f}\"\n"),
         Invalid("import torch.nn as nn\ncriterion = nn.CrossEntropyLoss()\nloss = criterion(out, y)\n"
                 "print(\"------>epoch:{}, loss:{:.6f}\".format(i, loss))\n", line=4, col=48, severity=Severity.INFO,
+                context=("import torch\nout = torch.rand(2, 3)\ny = torch.tensor([0, 2])\ni = 0\n",),
                 fix="import torch.nn as nn\ncriterion = nn.CrossEntropyLoss()\nloss = criterion(out, y)\n"
                     "print(\"------>epoch:{}, loss:{:.6f}\".format(i, loss.item()))\n"),
-        Invalid("import torch\nacc = torch.tensor(0.5)\nmsg = 'acc %.2f%% (%d)' % (acc * 100, n)\n", line=3, col=28, severity=Severity.INFO,
+        Invalid("import torch\nacc = torch.tensor(0.5)\nmsg = 'acc %.2f%% (%d)' % (acc * 100, n)\n", line=3, col=28,
+                severity=Severity.INFO, context=("n = 3\n",),
                 fix="import torch\nacc = torch.tensor(0.5)\nmsg = 'acc %.2f%% (%d)' % ((acc * 100).item(), n)\n"),
         Invalid("print(f'{loss:.4f}')\n", line=1, col=10, severity=Severity.INFO, context=("import torch\nloss = torch.ones(())\n",),
                 fix="print(f'{loss.item():.4f}')\n"),
     ]
 
-    def _flag(self, value: ast.AST, ctx, how: str) -> None:
+    def _flag(self, value: ast.AST, ctx, how: str, written: str) -> None:
+        """``written`` is the rewrite as the user would type it, with the
+        real expression and spec (``{loss.item():.4f}``)."""
         if not ctx.infer.is_tensor(value):
             return
         node_type = CST_TYPE.get(type(value))
         edit = ctx.edit(value, node_type, lambda n: with_method(n, "item")) if node_type else None
-        ctx.report(value, message=f"tensor `{ctx.segment(value)}` formatted with {how}", edit=edit)
+        ctx.report(value, message=f"tensor `{ctx.segment(value)}` formatted with {how}",
+                   suggestion=f"Format the Python number: `{written}`.", edit=edit)
+
+    @staticmethod
+    def _item(value: ast.AST, ctx) -> str:
+        seg = ctx.segment(value)
+        simple = isinstance(value, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))
+        return f"{seg}.item()" if simple else f"({seg}).item()"
 
     def visit_FormattedValue(self, node: ast.FormattedValue, ctx) -> None:
         spec = node.format_spec
         if spec is None or (isinstance(spec, ast.JoinedStr) and not spec.values):
             return
-        self._flag(node.value, ctx, "a format spec in an f-string")
+        spec_text = "".join(v.value for v in spec.values if isinstance(v, ast.Constant)) \
+            if isinstance(spec, ast.JoinedStr) else ""
+        self._flag(node.value, ctx, "a format spec in an f-string",
+                   "{" + self._item(node.value, ctx) + ":" + spec_text + "}")
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         func = node.func
@@ -111,9 +126,12 @@ class TensorFormatSpec(Rule):
                 continue
             if isinstance(idx, int):
                 if idx < len(node.args) and not any(isinstance(a, ast.Starred) for a in node.args[: idx + 1]):
-                    self._flag(node.args[idx], ctx, "a format spec in str.format")
+                    arg = node.args[idx]
+                    self._flag(arg, ctx, "a format spec in str.format",
+                               f"{{:{spec}}}\".format({self._item(arg, ctx)})".join(['"', '']))
             elif idx in kwargs:
-                self._flag(kwargs[idx], ctx, "a format spec in str.format")
+                self._flag(kwargs[idx], ctx, "a format spec in str.format",
+                           f"{{{idx}:{spec}}}\".format({idx}={self._item(kwargs[idx], ctx)})".join(['"', '']))
 
     def visit_BinOp(self, node: ast.BinOp, ctx) -> None:
         if not (isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant)
@@ -127,4 +145,4 @@ class TensorFormatSpec(Rule):
             return
         for m, v in zip(convs, values):
             if m.group(3) in _NUMERIC:
-                self._flag(v, ctx, f"`%{m.group(3)}` formatting")
+                self._flag(v, ctx, f"`%{m.group(3)}` formatting", f"\"{m.group(0)}\" % {self._item(v, ctx)}")

@@ -19,16 +19,24 @@ _CONVERTING_NUMPY = frozenset({"numpy.array", "numpy.asarray", "numpy.save", "nu
                                "numpy.savez_compressed", "numpy.asanyarray", "numpy.ascontiguousarray",
                                "numpy.copy"})
 
+#: NumPy reductions that call the tensor's own method with ``axis=``, which
+#: torch tensors (PyTorch's and msnb's) refuse.
+_FAILING_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "std", "var", "prod", "amax", "amin", "any", "all",
+                                 "cumsum", "cumprod", "ptp"})
+
 
 class NumpyInterop(Rule):
     """What it does: finds tensors passed to OpenCV, matplotlib, PIL,
     NumPy, SciPy or scikit-learn functions.
 
-    Why: those libraries convert arguments with ``__array__``; adapter
-    tensors wrap MindSpore tensors and must be converted explicitly
-    (MSAdapter guide 4.4: "convert to numpy before handing tensors to
-    OpenCV and other components").  NumPy functions may also dispatch back
-    to tensor methods and return a tensor, not an array.
+    Why: those libraries convert arguments with ``__array__``, which msnb
+    tensors implement as PyTorch's do, so the code runs: advice only (shown
+    with ``%msnb analyze --all``).  An explicit ``.numpy()`` says where the
+    data leaves the device and also works with adapters whose tensors lack
+    ``__array__`` (MSAdapter guide 4.4).  Other NumPy functions differ:
+    ``np.exp(t)`` returns a tensor in PyTorch (``__array_wrap__``) but an
+    ndarray on msnb (warning); ``np.sum(t)`` / ``np.mean(t)`` raise
+    ``TypeError`` in both, since NumPy passes ``axis=`` (error).
 
     Fix safety: ``.numpy()`` is added for callees that only convert their
     argument to an array (OpenCV, matplotlib, ``PIL.Image.fromarray``,
@@ -41,21 +49,28 @@ class NumpyInterop(Rule):
     NAME = "numpy-interop"
     CATEGORY = Category.NUMPY_INTEROP
     MESSAGE = "tensor passed to a NumPy-based library"
-    WHY = "OpenCV, matplotlib and NumPy expect arrays; adapter tensors need an explicit `.numpy()`."
+    WHY = ("OpenCV, matplotlib and NumPy convert tensors with `__array__`, which msnb implements; "
+           "an explicit `.numpy()` shows where data leaves the device.")
     SUGGESTION = "Convert first: `img.numpy()` (after `.detach().cpu()` if needed)."
-    SEVERITY_PYNATIVE = Severity.WARNING
-    SEVERITY_GRAPH = Severity.WARNING
+    SEVERITY_PYNATIVE = Severity.INFO
+    SEVERITY_GRAPH = Severity.INFO
     FIX_SAFETY = "Safe for array-converting callees (checked); none for other NumPy functions."
     VALID = [
         Valid("import torch\nimport numpy as np\nx = torch.ones(3)\na = np.asarray(x.numpy())\n"),
-        Valid("import numpy as np\nimport matplotlib.pyplot as plt\nplt.plot(np.arange(3))\n"),
+        Valid("import numpy as np\nm = np.mean(np.arange(3))\n"),
+        Valid("import torch\nimport numpy as np\nx = torch.ones(3)\nm = np.exp(x.numpy())\n"),
     ]
     INVALID = [
-        Invalid("import torch\nimport cv2\nimg = torch.rand(8, 8)\ncv2.imwrite('a.png', img * 255)\n", line=4, col=22,
-                fix="import torch\nimport cv2\nimg = torch.rand(8, 8)\ncv2.imwrite('a.png', (img * 255).numpy())\n"),
-        Invalid("import torch\nimport matplotlib.pyplot as plt\nlosses = torch.rand(5)\nplt.plot(losses)\n", line=4,
-                col=10, fix="import torch\nimport matplotlib.pyplot as plt\nlosses = torch.rand(5)\nplt.plot(losses.numpy())\n"),
-        Invalid("import torch\nimport numpy as np\nx = torch.ones(3)\nm = np.mean(x)\n", line=4, col=13, fix=None),
+        Invalid("import torch\nimport numpy as np\nimg = torch.rand(8, 8)\nnp.save('a.npy', img * 255)\n", line=4,
+                col=18, severity=Severity.INFO,
+                fix="import torch\nimport numpy as np\nimg = torch.rand(8, 8)\nnp.save('a.npy', (img * 255).numpy())\n"),
+        Invalid("import torch\nimport numpy as np\nlosses = torch.rand(5)\na = np.asarray(losses)\n", line=4,
+                col=16, severity=Severity.INFO,
+                fix="import torch\nimport numpy as np\nlosses = torch.rand(5)\na = np.asarray(losses.numpy())\n"),
+        Invalid("import torch\nimport numpy as np\nx = torch.ones(3)\ny = np.exp(x)\nprint(type(y).__name__)\n",
+                line=4, col=12, severity=Severity.WARNING),
+        Invalid("import torch\nimport numpy as np\nx = torch.ones(3)\nm = np.mean(x)\n", line=4, col=13,
+                severity=Severity.ERROR),
     ]
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
@@ -69,4 +84,15 @@ class NumpyInterop(Rule):
             node_type = CST_TYPE.get(type(arg))
             edit = (ctx.edit(arg, node_type, lambda n: with_method(n, "numpy"))
                     if converting and node_type is not None else None)
-            ctx.report(arg, message=f"tensor `{ctx.segment(arg)}` passed to `{q}`", edit=edit)
+            if converting:
+                ctx.report(arg, message=f"tensor `{ctx.segment(arg)}` passed to `{q}`", edit=edit)
+            elif q.startswith("numpy.") and q.rpartition(".")[2] in _FAILING_REDUCTIONS:
+                ctx.report(arg, severity=Severity.ERROR,
+                           message=f"`{q}` of a tensor raises TypeError (in PyTorch too: NumPy passes `axis=`)",
+                           suggestion=f"Use the tensor method (`{ctx.segment(arg)}.{q.rpartition('.')[2]}()`) "
+                                      "or convert first with `.numpy()`.")
+            elif q.startswith("numpy."):
+                ctx.report(arg, severity=Severity.WARNING,
+                           message=f"`{q}` of a tensor returns a NumPy array on msnb; PyTorch returns a tensor",
+                           suggestion=f"Use the torch function, or convert explicitly: `{q.replace('numpy', 'np', 1)}"
+                                      f"({ctx.segment(arg)}.numpy())`.")

@@ -26,6 +26,11 @@ ALTERNATIVES = {
     "torch.randint_like": "`torch.randint(low, high, x.shape)`",
 }
 
+#: Partial entries whose difference msnb's runtime removes (``relu(nan)`` is
+#: nan, ``from_numpy`` shares memory): not reported per cell.
+FIXED_IN_RUNTIME = frozenset({"torch.relu", "torch.Tensor.relu", "torch.nn.functional.relu", "torch.nn.ReLU",
+                              "torch.from_numpy"})
+
 #: Namespaces whose names other rules explain better (avoid double reports).
 OWNED_BY_OTHER_RULES = ("torch.cuda.", "torch.backends.", "torch.accelerator.", "torch.distributed.",
                         "torch.multiprocessing.", "torch.nn.parallel.", "torch.nn.DataParallel",
@@ -43,6 +48,11 @@ def nearest_alternative(name: str, registry: dict) -> str | None:
     same namespace (``torch.nn.functional.gelu`` -> ``...relu``)."""
     if name in ALTERNATIVES:
         return ALTERNATIVES[name]
+    ns, _, last = name.rpartition(".")
+    if ns == "torch.Tensor":  # x.softmax(...) -> torch.softmax(x, ...) when that is supported
+        for fn in (f"torch.{last}", f"torch.nn.functional.{last}"):
+            if fn in registry:
+                return f"`{fn}(x, ...)`"
     candidates = _by_namespace(registry).get(name.rpartition(".")[0])
     if not candidates:
         return None
@@ -71,7 +81,8 @@ class UnsupportedApi(Rule):
     classes, ``torch.Tensor`` methods, ``nn.Module`` methods) that is a real
     PyTorch API (``data/torch_api.json``) but is absent from the adapter's
     support registry (``msnb/adapter/support.json``).  Names the registry
-    marks ``partial`` are reported as info with the registry's note.
+    marks ``partial`` are reported as info (advice, shown with ``%msnb
+    analyze --all``) with the registry's note.
 
     Why: the adapter implements PyTorch on MindSpore name by name; a name it
     lacks raises ``AttributeError`` when the cell runs.  The rule reads the
@@ -87,19 +98,23 @@ class UnsupportedApi(Rule):
     NAME = "unsupported-api"
     CATEGORY = Category.UNSUPPORTED_API
     MESSAGE = "not supported by msnb"
-    WHY = "The adapter does not implement this name, so the cell would fail with AttributeError on MindSpore."
+    WHY = "msnb does not implement this name, so the cell fails when it reaches it (AttributeError / NotImplementedError)."
     SUGGESTION = "Use a supported alternative (see the msnb support list)."
     SEVERITY_PYNATIVE = Severity.ERROR
     SEVERITY_GRAPH = Severity.ERROR
     VALID = [
         Valid("import numpy as np\nx = np.ones(3)\n"),
         Valid("import torch\nclass Net:\n    def add_(self):\n        pass\nNet().add_()\n"),
+        # attributes and namedtuple results are read as the runtime has them
+        Valid("import torch\nx = torch.ones(3, 2, requires_grad=True)\nx.sum().backward()\ng = x.grad\n"
+              "v = x.max(dim=1).values\ni = torch.max(x, 1).indices\nvals, idx = torch.max(x, 1)\nfirst = idx[0]\n"),
     ]
     INVALID = [
-        Invalid("import torch\nx = torch.frobnicate_not_real(3)\ny = torch.zeros(3)\n", line=3, col=5,
-                severity=Severity.ERROR),
-        Invalid("import torch as t\nx = t.ones(3)\n", line=2, col=5, severity=Severity.ERROR),
-        Invalid("from torch.nn import GELU\nact = GELU()\n", line=2, col=7, severity=Severity.ERROR),
+        Invalid("import torch\nx = torch.ones(3)\ny = x.acosh()\n", line=3, col=5, severity=Severity.ERROR),
+        Invalid("import torch as t\nimport torch.nn.functional as F\ny = F.alpha_dropout(t.ones(3))\n", line=3,
+                col=5, severity=Severity.ERROR),
+        Invalid("import torch\nfrom torch.nn.functional import alpha_dropout\ny = alpha_dropout(torch.ones(3))\n",
+                line=3, col=5, severity=Severity.ERROR),
     ]
 
     def __init__(self) -> None:
@@ -112,8 +127,9 @@ class UnsupportedApi(Rule):
         self.seen.add(q)
         entry = ctx.registry.get(q)
         if entry is not None:
-            if getattr(entry, "status", "supported") == "partial":
+            if getattr(entry, "status", "supported") == "partial" and q not in FIXED_IN_RUNTIME:
                 ctx.report(node, severity=Severity.INFO, message=f"`{q}` is only partly supported by msnb",
+                           why="msnb implements this name with a documented difference from PyTorch (the support list).",
                            suggestion=getattr(entry, "note", "") or "See the msnb support list.")
             return
         alt = nearest_alternative(q, ctx.registry)

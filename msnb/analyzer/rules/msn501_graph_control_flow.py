@@ -58,14 +58,19 @@ class GraphControlFlow(Rule):
     ]
     INVALID = [
         Invalid("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
-                "        if x.sum() > 0:\n            x = -x\n        return x\n", line=4, col=12, mode="graph"),
+                "        if x.sum() > 0:\n            x = -x\n        return x\n"
+                "\nimport torch\nnet = Net()\nfor _ in range(3):\n    out = net(torch.ones(2, 3))\n", line=4, col=12, mode="graph"),
         Invalid("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
-                "        while x.max() > 1:\n            x = x / 2\n        return x\n", line=4, col=15, mode="graph"),
+                "        while x.max() > 1:\n            x = x / 2\n        return x\n"
+                "\nimport torch\nnet = Net()\nfor _ in range(3):\n    out = net(torch.ones(2, 3))\n", line=4, col=15, mode="graph"),
         # `if tensor:` is bool(tensor), a host read too
         Invalid("import torch\nclass Clamp(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
-                "        return x if x.any() else x + 1\n", line=5, col=21, mode="graph"),
+                "        return x if x.any() else x + 1\n"
+                "class Net(torch.nn.Module):\n    def forward(self, x):\n        return Clamp.apply(x * 2)\n"
+                "net = Net()\nfor _ in range(3):\n    out = net(torch.ones(2, 3))\n", line=5, col=21, mode="graph"),
         Invalid("import mindspore as ms\nimport torch\n@ms.jit\ndef f(x: torch.Tensor):\n"
-                "    if x.sum() > 0:\n        x = -x\n    return x\n", line=5, col=8, mode="graph"),
+                "    if x.sum() > 0:\n        x = -x\n    return x\ny = f(torch.ones(2))\n", line=5, col=8, mode="graph",
+                severity=Severity.INFO),
     ]
 
     def _check(self, test: ast.AST, ctx) -> None:
@@ -77,7 +82,9 @@ class GraphControlFlow(Rule):
             if not ctx.infer.is_tensor(t):
                 continue
             if kind == JIT:
-                ctx.report(t, message=f"control flow on tensor value `{ctx.segment(t)}` in a `@ms.jit` function",
+                # MindSpore compiles this (graph control flow): advice only
+                ctx.report(t, severity=Severity.INFO,
+                           message=f"control flow on tensor value `{ctx.segment(t)}` in a `@ms.jit` function",
                            why="Branching on tensor values needs graph control flow or a Python fallback. " + JIT_WHY,
                            suggestion=self.JIT_SUGGESTION)
             else:

@@ -58,7 +58,7 @@ class GraphHostSync(Rule):
     SEVERITY_GRAPH = Severity.WARNING
     VALID = [
         Valid("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n        return x.sum()\n"
-              "net = Net()\nprint(net(1).item())\n", mode="graph"),
+              "import torch\nnet = Net()\nprint(net(torch.ones(2)).item())\n", mode="graph"),
         # .cpu() returns the tensor itself in msnb: nothing is read
         Valid("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n        return x.cpu()\n",
               mode="graph"),
@@ -67,19 +67,25 @@ class GraphHostSync(Rule):
     ]
     INVALID = [
         Invalid("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
-                "        s = x.sum().item()\n        return x * s\n", line=4, col=13, mode="graph"),
+                "        s = x.sum().item()\n        return x * s\n"
+                "\nimport torch\nnet = Net()\nfor _ in range(3):\n    out = net(torch.ones(2, 3))\n", line=4, col=13, mode="graph"),
         Invalid("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
-                "        y = x.mean()\n        print(f'mean {y:.3f}')\n        return x\n", line=5, col=9,
+                "        y = x.mean()\n        print(f'mean {y:.3f}')\n        return x\n"
+                "\nimport torch\nnet = Net()\nfor _ in range(3):\n    out = net(torch.ones(2, 3))\n", line=5, col=9,
                 mode="graph"),
         # not a host read, but printed only while msnb records the graph
         Invalid("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
-                "        print(x.shape)\n        return x\n", line=4, col=9, mode="graph"),
+                "        print(x.shape)\n        return x\n"
+                "\nimport torch\nnet = Net()\nfor _ in range(3):\n    out = net(torch.ones(2, 3))\n", line=4, col=9, mode="graph"),
         Invalid("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
-                "        self.log(f'{x.sum()}')\n        return x\n", line=4, col=18, mode="graph"),
+                "        self.log(f'{x.sum()}')\n        return x\n    def log(self, msg):\n        self.msg = msg\n"
+                "\nimport torch\nnet = Net()\nfor _ in range(3):\n    out = net(torch.ones(2, 3))\n", line=4, col=18, mode="graph"),
         Invalid("import mindspore as ms\nimport torch\n@ms.jit\ndef step(x: torch.Tensor):\n"
-                "    return float(x)\n", line=5, col=12, mode="graph"),
+                "    return float(x)\ny = step(torch.ones(()))\n", line=5, col=12, mode="graph",
+                severity=Severity.INFO),
         Invalid("import mindspore as ms\nimport torch\n@ms.jit\ndef step(x: torch.Tensor):\n"
-                "    return x.cpu()\n", line=5, col=12, mode="graph"),
+                "    return x.cpu()\ny = step(torch.ones(2))\n", line=5, col=12, mode="graph",
+                severity=Severity.ERROR),
     ]
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
@@ -106,7 +112,11 @@ class GraphHostSync(Rule):
 
     def _host(self, node: ast.AST, ctx, kind: str, what: str) -> None:
         if kind == JIT:
-            ctx.report(node, message=f"{what} inside a `@ms.jit` function",
+            # inside ms.jit the argument is a MindSpore tensor: `.cpu()` does not exist there
+            # (the cell fails); other reads go through MindSpore's JIT Fallback (advice)
+            fails = isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cpu"
+            ctx.report(node, severity=Severity.ERROR if fails else Severity.INFO,
+                       message=f"{what} inside a `@ms.jit` function",
                        why="Converting a tensor to a Python value needs concrete values. " + JIT_WHY,
                        suggestion="Return the tensor and convert it outside the compiled function.")
         else:
@@ -114,7 +124,7 @@ class GraphHostSync(Rule):
 
     def _print(self, node: ast.Call, ctx, kind: str) -> None:
         if kind == JIT:
-            ctx.report(node, message="`print` inside a `@ms.jit` function",
+            ctx.report(node, severity=Severity.INFO, message="`print` inside a `@ms.jit` function",
                        why="Printing inside a compiled function needs concrete values. " + JIT_WHY,
                        suggestion="Print outside the compiled function, or use `mindspore.ops.Print`.")
             return

@@ -84,15 +84,20 @@ class GraphUnsupportedSyntax(Rule):
     ]
     INVALID = [
         Invalid("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n        self.calls += 1\n"
-                "        return x\n", line=4, col=9, mode="graph"),
+                "        return x * 2\n"
+                "\nimport torch\nnet = Net()\nnet.calls = 0\nfor i in range(3):\n    out = net(torch.ones(2, 3) * (i + 1))\nprint(net.calls)\n", line=4, col=9, mode="graph"),
         Invalid("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n        out = x * 2\n"
-                "        self.last = out\n        return out\n", line=5, col=9, mode="graph"),
+                "        self.last = out\n        return out\n"
+                "\nimport torch\nnet = Net()\nfor i in range(3):\n    out = net(torch.ones(2, 3) * (i + 1))\nprint(net.last.sum().item())\n", line=5, col=9, mode="graph"),
         Invalid("import torch.nn as nn\nactivations = []\nclass Net(nn.Module):\n    def forward(self, x):\n"
-                "        activations.append(x)\n        return x\n", line=5, col=9, mode="graph"),
+                "        activations.append(x)\n        return x * 2\n"
+                "\nimport torch\nnet = Net()\nfor i in range(3):\n    out = net(torch.ones(2, 3) * (i + 1))\nprint(len(activations))\n", line=5, col=9, mode="graph"),
         Invalid("import torch.nn as nn\nsteps = 0\nclass Net(nn.Module):\n    def forward(self, x):\n"
-                "        global steps\n        steps += 1\n        return x\n", line=5, col=9, mode="graph"),
+                "        global steps\n        steps += 1\n        return x * 2\n"
+                "\nimport torch\nnet = Net()\nfor i in range(3):\n    out = net(torch.ones(2, 3) * (i + 1))\nprint(steps)\n", line=5, col=9, mode="graph"),
         Invalid("import mindspore as ms\nimport torch\n@ms.jit\ndef f(x: torch.Tensor):\n    try:\n"
-                "        return x\n    except Exception:\n        return -x\n", line=5, col=5, mode="graph"),
+                "        return x\n    except Exception:\n        return -x\ny = f(torch.ones(2))\n", line=5, col=5, mode="graph",
+                severity=Severity.ERROR),
     ]
 
     _LABELS = {ast.Try: "`try` statement", ast.Yield: "`yield`", ast.YieldFrom: "`yield from`",
@@ -100,7 +105,8 @@ class GraphUnsupportedSyntax(Rule):
                ast.Import: "`import` statement", ast.ImportFrom: "`import` statement", ast.Await: "`await`"}
 
     def _jit(self, node: ast.AST, ctx, what: str) -> None:
-        ctx.report(node, message=f"{what} inside a `@ms.jit` function", why=JIT_WHY, suggestion=self.JIT_SUGGESTION)
+        ctx.report(node, severity=Severity.ERROR, message=f"{what} inside a `@ms.jit` function", why=JIT_WHY,
+                   suggestion=self.JIT_SUGGESTION)
 
     def _side_effect(self, node: ast.AST, ctx, what: str) -> None:
         ctx.report(node, message=f"{what} inside forward: {RECORDED_ONLY}")

@@ -52,7 +52,7 @@ class GraphRandomInForward(Rule):
     SUGGESTION = ("Use an out-of-place sampler (`torch.rand_like`, `torch.randn_like`, `torch.bernoulli(x, p)`) "
                   "instead of in-place fills to keep the module compiled.")
     SEVERITY_PYNATIVE = None
-    SEVERITY_GRAPH = Severity.INFO
+    SEVERITY_GRAPH = Severity.WARNING
     VALID = [
         Valid("import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nclass Net(nn.Module):\n"
               "    def forward(self, x):\n        return F.dropout(x, 0.2, training=self.training)\n", mode="graph"),
@@ -64,10 +64,12 @@ class GraphRandomInForward(Rule):
     ]
     INVALID = [
         Invalid("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
-                "        keep = x.new_empty(x.shape).bernoulli_(0.9)\n        return x * keep\n", line=4, col=16,
-                severity=Severity.INFO, mode="graph"),
+                "        keep = x.new_empty(x.shape).bernoulli_(0.9)\n        return x * keep\n"
+                "\nimport torch\nnet = Net()\nfor _ in range(3):\n    out = net(torch.ones(2, 3))\n", line=4, col=16,
+                severity=Severity.WARNING, mode="graph"),
         Invalid("import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, probs):\n"
-                "        return torch.multinomial(probs, 1)\n", line=5, col=16, severity=Severity.INFO,
+                "        return torch.multinomial(probs, 1)\n"
+                "\nimport torch\nnet = Net()\nfor _ in range(3):\n    out = net(torch.ones(2, 3))\n", line=5, col=16, severity=Severity.WARNING,
                 mode="graph"),
     ]
 

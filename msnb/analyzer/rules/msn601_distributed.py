@@ -41,15 +41,16 @@ class Distributed(Rule):
     WHY = ("MindSpore runs data-parallel training as one process per device started by `msrun`, "
            "communicating with HCCL, not NCCL.")
     SUGGESTION = "Move training into a script and " + MSRUN + "."
-    SEVERITY_PYNATIVE = Severity.WARNING
-    SEVERITY_GRAPH = Severity.WARNING
+    SEVERITY_PYNATIVE = Severity.ERROR
+    SEVERITY_GRAPH = Severity.ERROR
     VALID = [Valid("from torch.utils.data import DataLoader\nloader = DataLoader([1, 2], batch_size=1)\n")]
     INVALID = [
         Invalid("import torch.distributed as dist\ndist.init_process_group('nccl')\n", line=2, col=1,
                 severity=Severity.ERROR),
         Invalid("import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\nmodel = DDP(net)\n",
-                line=3, col=9),
-        Invalid("import torch.multiprocessing as mp\nmp.spawn(main, nprocs=2)\n", line=2, col=1),
+                line=3, col=9, severity=Severity.ERROR),
+        Invalid("import torch.multiprocessing as mp\nmp.spawn(main, nprocs=2)\n", line=2, col=1,
+                severity=Severity.ERROR),
     ]
 
     def _check(self, node: ast.AST, ctx) -> None:
@@ -65,7 +66,7 @@ class Distributed(Rule):
         if q in ctx.registry:
             ctx.report(target, severity=Severity.INFO, message=f"`{q}` is mapped by msnb onto mindspore.communication")
             return
-        ctx.report(target, message=f"`{q}` does not run on MindSpore as written")
+        ctx.report(target, message=f"`{q}` is not implemented by msnb: the cell fails when it gets here")
 
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
         if topmost_attribute(node, ctx):

@@ -12,6 +12,9 @@ from .base import Invalid, Rule, Valid
 
 __all__ = ["TorchLoadWeightsOnly"]
 
+#: An earlier cell that writes the checkpoint the examples load.
+_SAVED = "import torch\ntorch.save({'w': torch.ones(2)}, 'm.pt')\n"
+
 
 class TorchLoadWeightsOnly(Rule):
     """What it does: finds ``torch.load(...)`` calls that do not pass
@@ -34,14 +37,14 @@ class TorchLoadWeightsOnly(Rule):
     MESSAGE = "`torch.load` without `weights_only=True`"
     WHY = "msnb can load state dicts of tensors, not arbitrary pickled objects."
     SUGGESTION = "Save `model.state_dict()` and load it with `torch.load(path, weights_only=True)`."
-    SEVERITY_PYNATIVE = Severity.WARNING
-    SEVERITY_GRAPH = Severity.WARNING
+    SEVERITY_PYNATIVE = Severity.INFO
+    SEVERITY_GRAPH = Severity.INFO
     FIX_SAFETY = "Safe: `weights_only=True` is PyTorch's default since 2.6."
-    VALID = [Valid("import torch\nsd = torch.load('m.pt', weights_only=True)\n")]
+    VALID = [Valid("import torch\nsd = torch.load('m.pt', weights_only=True)\n", context=(_SAVED,))]
     INVALID = [
         Invalid("import torch\nsd = torch.load('m.pt', map_location='cpu')\n", line=2, col=6,
-                fix="import torch\nsd = torch.load('m.pt', map_location='cpu', weights_only=True)\n"),
-        Invalid("import torch\nsd = torch.load('m.pt', weights_only=False)\n", line=2, col=6, fix=None),
+                fix="import torch\nsd = torch.load('m.pt', map_location='cpu', weights_only=True)\n", severity=Severity.INFO, context=(_SAVED,)),
+        Invalid("import torch\nsd = torch.load('m.pt', weights_only=False)\n", line=2, col=6, fix=None, severity=Severity.INFO, context=(_SAVED,)),
     ]
 
     def visit_Call(self, node: ast.Call, ctx) -> None:

@@ -46,8 +46,9 @@ class PickledModel(Rule):
     ]
     INVALID = [
         Invalid("import torch\nnet = torch.nn.Linear(2, 2)\ntorch.save(net, 'net.pt')\n", line=3, col=12,
-                severity=Severity.WARNING),
-        Invalid("import torch\nmodel = torch.load('net.pt')\nmodel.eval()\n", line=2, col=9, severity=Severity.ERROR),
+                severity=Severity.INFO),
+        Invalid("import torch\nmodel = torch.load('net.pt')\nmodel.eval()\n", line=2, col=9, severity=Severity.ERROR,
+                context=("import torch\ntorch.save(torch.nn.Linear(2, 2), 'net.pt')\n",)),
     ]
 
     def __init__(self) -> None:
@@ -64,7 +65,7 @@ class PickledModel(Rule):
     def visit_Call(self, node: ast.Call, ctx) -> None:
         q = ctx.infer.qualname(node.func)
         if q == "torch.save" and node.args and ctx.infer.kind(node.args[0]) in (Kind.MODULE,):
-            ctx.report(node.args[0], severity=Severity.WARNING,
+            ctx.report(node.args[0], severity=Severity.INFO,
                        message=f"`torch.save` of the module `{ctx.segment(node.args[0])}` pickles the whole model")
             return
         func = node.func

@@ -52,8 +52,8 @@ class CellNameConflict(Rule):
     MESSAGE = "name collides with a MindSpore Cell member that MindSpore uses"
     WHY = "MindSpore looks this name up on every Cell (`construct` is the forward, `bprop` a custom backward)."
     SUGGESTION = "Rename the attribute or method (e.g. add a prefix)."
-    SEVERITY_PYNATIVE = Severity.WARNING
-    SEVERITY_GRAPH = Severity.WARNING
+    SEVERITY_PYNATIVE = Severity.ERROR
+    SEVERITY_GRAPH = Severity.ERROR
     VALID = [
         Valid("import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
               "        self.fc = nn.Linear(2, 2)\n"),
@@ -61,14 +61,15 @@ class CellNameConflict(Rule):
     ]
     INVALID = [
         Invalid("import torch.nn as nn\nclass Net(nn.Module):\n    def bprop(self, x, out, dout):\n        return dout\n",
-                line=3, col=5),
+                line=3, col=5, severity=Severity.INFO),  # msnb's autograd does not call it
         Invalid("import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-                "        self._cells = []\n", line=5, col=9),
+                "        self._cells = []\n        self.fc = nn.Linear(2, 2)\nnet = Net()\n", line=5, col=9, severity=Severity.ERROR),
     ]
 
     def _check(self, node: ast.AST, ctx) -> None:
         name = module_member_target(node, ctx)
         if name is not None and name in cell_attributes()[1]:
-            ctx.report(node, message=f"`{name}` collides with a MindSpore Cell member that MindSpore uses by name")
+            sev = Severity.INFO if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else Severity.ERROR
+            ctx.report(node, severity=sev, message=f"`{name}` collides with a MindSpore Cell member that MindSpore uses by name")
 
     visit_FunctionDef = visit_Assign = visit_AnnAssign = _check
