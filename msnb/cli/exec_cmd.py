@@ -23,6 +23,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", metavar="FILE",
                         help="write what the run did (mode, graphs compiled, compile and step time, fallbacks) "
                              "to FILE as JSON")
+    parser.add_argument("--profile", dest="profile", action="store_const", const="calls",
+                        help="after the run, print a table of the torch calls made (calls, time, where each "
+                             "ran) to stderr")
+    parser.add_argument("--profile=lines", dest="profile", action="store_const", const="lines",
+                        help="the same table and the time of each line of SCRIPT")
     parser.add_argument("script", help="the Python file to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
 
@@ -41,14 +46,21 @@ def run(args: argparse.Namespace) -> int:
     run = report.record_start(options)
     error = None
     try:
-        run_script(runtime, args.script, args.args, options)
+        run_script(runtime, args.script, args.args, options, profile=getattr(args, "profile", None))
     except DeviceError as exc:
         print(f"msnb exec: {exc}", file=sys.stderr)
         error = exc
         return 2
-    except BaseException as exc:
-        error = exc
+    except (SystemExit, GeneratorExit):
         raise
+    except BaseException as exc:  # printed as `python SCRIPT` would, from the script's first frame
+        error = exc
+        if options["verbose"]:
+            raise
+        from msnb.runtime.tracebacks import as_torch_error, format_user_exception
+
+        print(format_user_exception(as_torch_error(exc), args.script), end="", file=sys.stderr)
+        return 130 if isinstance(exc, KeyboardInterrupt) else 1
     finally:
         report.record_finish(run, error if not isinstance(error, SystemExit) or error.code else None)
         if args.report:

@@ -6,13 +6,15 @@ text generated from these declarations.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any, Callable
 
+from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from msnb.settings import CHOICES
 
-__all__ = ["declare_flags", "parse_flags"]
+__all__ = ["declare_flags", "parse_flags", "usage_text"]
 
 _FLAGS = (
     argument("-h", "--help", action="store_true", help="show this help and do nothing else"),
@@ -33,6 +35,15 @@ _FLAGS = (
     ),
     argument("--ignore", metavar="CODES", default=None,
              help="analyzer rule codes to ignore, comma-separated (e.g. MSN201,MSN301)"),
+    argument(
+        "--profile",
+        nargs="?",
+        const="calls",
+        choices=("calls", "lines"),
+        default=None,
+        help="after the cell, a table of its torch calls: calls, time, where each ran; "
+        "--profile=lines adds per-line times",
+    ),
 )
 
 
@@ -45,8 +56,11 @@ def declare_flags(func: Callable) -> Callable:
 
 def parse_flags(magic: Callable, line: str) -> tuple[bool, dict[str, Any]]:
     """Return (help requested, {setting: value or None}); UsageError if bad."""
-    args = parse_argstring(magic, line)
-    flags = {name: getattr(args, name) for name in ("mode", "amp", "device", "verbose", "analyze")}
+    try:
+        args = parse_argstring(magic, line)
+    except ValueError as exc:  # shlex: a quote left open in the magic line
+        raise UsageError(f"cannot read the magic line {line.strip()!r}: {exc}") from None
+    flags = {name: getattr(args, name) for name in ("mode", "amp", "device", "verbose", "analyze", "profile")}
     if args.ignore is not None:
         flags["ignore"] = ignore_codes(args.ignore)
     return args.help, flags
@@ -63,3 +77,16 @@ def ignore_codes(text: str) -> tuple[str, ...]:
         return tuple(sorted(resolve_codes(text.replace(" ", ","))))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def usage_text(func: Callable, name: str | None = None) -> str:
+    """``func``'s generated docstring as plain ``--help`` text: IPython's usage
+    block starts with a reST literal-block marker (``::``) and is indented;
+    both are dropped and it reads ``usage: NAME ...`` as argparse prints it."""
+    text = textwrap.dedent((func.__doc__ or "").replace("::\n", "", 1)).strip("\n")
+    head, _, rest = text.partition("\n\n")
+    first, *more = (line.strip() for line in head.splitlines())
+    name = name or first.split()[0]
+    first = name + first[first.index(" "):] if " " in first else name
+    indent = "\n" + " " * (len("usage: ") + len(name) + 1)
+    return "usage: " + indent.join([first, *more]) + "\n\n" + rest

@@ -9,7 +9,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
-from msnb.magics.flags import declare_flags, parse_flags
+from msnb.magics.flags import declare_flags, parse_flags, usage_text
 from msnb.settings import settings
 
 __all__ = ["TorchOnAscendMagics"]
@@ -42,11 +42,14 @@ class TorchOnAscendMagics(Magics):
         __tracebackhide__ = True
         wants_help, flags = parse_flags(self.torch_on_ascend, line)
         if wants_help:
-            print(self.torch_on_ascend.__doc__)
+            print(usage_text(self.torch_on_ascend, "%torch_on_ascend" if cell is None else "%%torch_on_ascend"))
             return None
         if "ignore" in flags:  # a cell's --ignore adds to the session's (%msnb ignore)
             flags["ignore"] = tuple(sorted(set(settings.ignore) | set(flags["ignore"])))
+        profile = flags.pop("profile")
         if cell is None:
+            if profile is not None:
+                raise UsageError("--profile applies to one cell: use it on a %%torch_on_ascend cell")
             self._set_defaults(flags)
             return None
         from msnb.runtime.context import DeviceError
@@ -57,7 +60,7 @@ class TorchOnAscendMagics(Magics):
             raise UsageError(str(exc)) from None
         try:
             whole = f"%%torch_on_ascend {line}".rstrip() + "\n" + cell
-            return self.runtime.run_cell(self.shell, cell, options, cell=whole)
+            return self.runtime.run_cell(self.shell, cell, options, cell=whole, profile=profile)
         except DeviceError as exc:
             raise UsageError(str(exc)) from None
 

@@ -14,22 +14,50 @@ as ``Cell In[n]``), preceded by one blank line standing for the
 from __future__ import annotations
 
 import ast
+import re
+import sys
 from typing import Any
 
-__all__ = ["cache_source", "run_source"]
+__all__ = ["cache_source", "cell_number", "run_source"]
+
+_CELL_FILE = re.compile(r"<ipython-input-(\d+)-")
+
+
+def cell_number(shell: Any) -> int:
+    """The execution number of the cell running now (its ``In [n]``).
+
+    IPython 9 counts ``execution_count`` up before it runs a cell, so the
+    number is read from the file name IPython gave the running cell (the
+    frame that called the magic; ipykernel names cell files by a map kept
+    by its compiler); outside a cell, ``execution_count``."""
+    numbers = getattr(shell.compile, "_filename_map", None) or {}
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name in numbers:
+            return int(numbers[name])
+        found = _CELL_FILE.match(name)
+        if found:
+            return int(found.group(1))
+        frame = frame.f_back
+    return shell.execution_count
 
 
 def cache_source(shell: Any, body: str) -> tuple[str, str]:
     """Register the cell in linecache; return (file name, transformed text)."""
     text = "\n" + shell.transform_cell(body)
-    filename = shell.compile.cache(text, shell.execution_count, raw_code="\n" + body)
+    filename = shell.compile.cache(text, cell_number(shell), raw_code="\n" + body)
     return filename, text
 
 
-def run_source(shell: Any, body: str, cell_globals: dict) -> Any:
-    """Execute ``body`` with ``cell_globals``/``shell.user_ns``; return the last value."""
+def run_source(shell: Any, body: str, cell_globals: dict, files: list | None = None) -> Any:
+    """Execute ``body`` with ``cell_globals``/``shell.user_ns``; return the last value.
+
+    The cell's file name is appended to ``files`` (tracebacks start there)."""
     __tracebackhide__ = True  # IPython hides this frame in tracebacks
     filename, text = cache_source(shell, body)
+    if files is not None:
+        files.append(filename)
     tree = shell.compile.ast_parse(text, filename=filename)
     tree = shell.transform_ast(tree)
     last = None

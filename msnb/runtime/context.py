@@ -122,7 +122,7 @@ class DeviceState:
             if dispatch is not None:
                 dispatch.select(target)
             why = "" if device != "auto" else (" (Ascend not available)" if target == "CPU" else "")
-            how = ", kernels launched synchronously" if self.launch == "blocking" else ""
+            how = ", each op finishing before the next line runs" if self.launch == "blocking" else ""
             self._say(f"msnb: running on {target}{why}, MindSpore {ms.__version__}{how}")
         elif target != self.target:
             raise DeviceError(

@@ -6,15 +6,17 @@ engine), so the magics stay a thin front and tests can drive it directly.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import sys
 from typing import Any, Callable, Iterator
 
-from msnb.runtime import report
+from msnb.runtime import report, tracebacks
 from msnb.runtime.analysis import check
 from msnb.runtime.cell import run_source
 from msnb.runtime.context import CellContext, DeviceState, mindspore_version
-from msnb.runtime.importer import ImportScope, is_adapter_object
+from msnb.runtime.importer import ImportScope, is_adapter_object, shadow_real_torch, unshadow
+from msnb.runtime.interrupts import InterruptGuard
 from msnb.runtime.logs import StderrFilter, prepare_environment
 from msnb.runtime.namespace import CellGlobals
 from msnb.settings import Settings, settings as shared_settings
@@ -26,6 +28,27 @@ def _display(bundle: dict[str, str]) -> None:
     from IPython.display import display
 
     display(bundle, raw=True)
+
+
+def _bound_names(shell: Any, body: str) -> set[str]:
+    """Names the cell's top level binds (imports, assignments, defs), read from its source."""
+    try:
+        tree = ast.parse(shell.transform_cell(body))
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        todo.extend(ast.iter_child_nodes(node))
+    return names
 
 
 class Runtime:
@@ -59,11 +82,15 @@ class Runtime:
         prepare_environment(options["verbose"])
         with StderrFilter(active=not options["verbose"]):
             context = CellContext(options["mode"], options["amp"], options["device"], self.devices)
-            with context, ImportScope():
+            with InterruptGuard(), context, ImportScope():
                 yield context
 
-    def run_cell(self, shell: Any, body: str, options: dict[str, Any], cell: str | None = None) -> Any:
+    def run_cell(self, shell: Any, body: str, options: dict[str, Any], cell: str | None = None,
+                 profile: str | None = None) -> Any:
         """Run a ``%%torch_on_ascend`` cell body; return its last expression's value.
+
+        ``profile`` (``"calls"`` or ``"lines"``) shows :mod:`msnb.runtime.profile`'s
+        table after the cell.
 
         ``cell`` is the whole cell, magic line included, for the analyzer, so
         its line numbers are the ones the user sees (default: a blank line
@@ -76,13 +103,29 @@ class Runtime:
         cell_globals = CellGlobals(shell.user_ns)
         run = report.record_start(options)
         error = None
+        files: list[str] = []
         try:
             with self.scope(options) as context:
                 run.target = context.target
-                return run_source(shell, body, cell_globals)
+                shadowed = shadow_real_torch(shell.user_ns)
+                try:
+                    if profile is None:
+                        return run_source(shell, body, cell_globals, files)
+                    return self._profiled(shell, body, cell_globals, files, profile)
+                finally:
+                    if shadowed:
+                        cell_globals.pin((name, shell.user_ns[name]) for name in shadowed
+                                         if name in shell.user_ns and is_adapter_object(shell.user_ns[name]))
+                        unshadow(shell.user_ns, shadowed, _bound_names(shell, body))
         except BaseException as exc:
             error = exc
-            raise
+            if options["verbose"] or not files:
+                raise
+            shown = tracebacks.as_torch_error(exc)
+            tracebacks.attach_renderer(shown, shell, files[0])
+            if shown is exc:
+                raise
+            raise shown from None
         finally:
             report.record_finish(run, error)
             cell_globals.flush()
@@ -91,6 +134,20 @@ class Runtime:
                 for name, value in list(shell.user_ns.items())
                 if not name.startswith("_") and is_adapter_object(value)
             )
+
+    def _profiled(self, shell: Any, body: str, cell_globals: dict, files: list, kind: str) -> Any:
+        """Run the cell under the profiler; show its table after, also when the cell fails."""
+        __tracebackhide__ = True
+        from msnb.runtime.cell import cache_source
+        from msnb.runtime.profile import Profiler
+
+        filename, _ = cache_source(shell, body)  # the same name run_source will use
+        profiler = Profiler(filename, lines=kind == "lines")
+        try:
+            with profiler:
+                return run_source(shell, body, cell_globals, files)
+        finally:
+            self._show(profiler.bundle())
 
     def explain(self, reset: bool = False) -> str:
         """What graph mode compiled and, for what ran in PyNative instead, why

@@ -9,6 +9,7 @@ the other's modules.
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -18,7 +19,8 @@ import types
 
 from msnb.adapter import ALIASES, adapter_module_for
 
-__all__ = ["AdapterFinder", "ImportScope", "FAMILIES", "is_adapter_object"]
+__all__ = ["AdapterFinder", "ImportScope", "FAMILIES", "import_for_cell_code", "is_adapter_object", "shadow_real_torch",
+           "unshadow"]
 
 
 def _families() -> tuple[str, ...]:
@@ -118,3 +120,67 @@ class ImportScope:
             del sys.modules[name]
         sys.modules.update(self._saved or {})
         self._saved = None
+
+
+def _is_real_family_object(value: object, families: tuple[str, ...]) -> str | None:
+    """The module name behind ``value`` when it is a real (not adapter) torch-family
+    module, class or function; else None."""
+    if isinstance(value, types.ModuleType):
+        name = getattr(value, "__name__", "") or ""
+    elif isinstance(value, type) or inspect.isroutine(value):
+        name = getattr(value, "__module__", "") or ""
+    else:
+        return None
+    return name if _in_family(name, families) else None
+
+
+def _adapter_twin(value: object, module_name: str) -> object | None:
+    """The adapter's object for a real one (call inside an ImportScope)."""
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return None
+    if isinstance(value, types.ModuleType):
+        return module
+    found = module
+    for part in getattr(value, "__qualname__", "").split("."):
+        found = getattr(found, part, None)
+        if found is None:
+            return None
+    return found
+
+
+def shadow_real_torch(user_ns: dict) -> dict[str, tuple[object, object]]:
+    """Inside an ImportScope: rebind names of ``user_ns`` that hold real PyTorch
+    modules, classes or functions (``import torch`` in a plain cell) to the
+    adapter's, so the cell does not run real PyTorch silently.  Returns
+    ``{name: (real, adapter)}`` for :func:`unshadow`."""
+    families = _families()
+    shadowed = {}
+    for name, value in list(user_ns.items()):
+        if name.startswith("_"):
+            continue
+        module_name = _is_real_family_object(value, families)
+        if module_name is None:
+            continue
+        twin = _adapter_twin(value, module_name)
+        if twin is not None and twin is not value:
+            shadowed[name] = (value, twin)
+            user_ns[name] = twin
+    return shadowed
+
+
+def unshadow(user_ns: dict, shadowed: dict[str, tuple[object, object]], bound: set[str]) -> None:
+    """Give plain cells their real PyTorch names back, unless the cell bound the name itself."""
+    for name, (real, twin) in shadowed.items():
+        if name not in bound and user_ns.get(name) is twin:
+            user_ns[name] = real
+
+
+def import_for_cell_code(name, globals=None, locals=None, fromlist=(), level=0):
+    """``__import__`` for functions a magic cell defined: called later from a plain
+    cell, ``import torch`` in their body still resolves to the adapter."""
+    if level == 0 and _in_family(name, _families()) and not any(isinstance(f, AdapterFinder) for f in sys.meta_path):
+        with ImportScope():
+            return builtins.__import__(name, globals, locals, fromlist, level)
+    return builtins.__import__(name, globals, locals, fromlist, level)

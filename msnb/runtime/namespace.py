@@ -40,6 +40,14 @@ def _lookup(user_ns: dict, name: str) -> Any:
         raise KeyError(name) from None
 
 
+def _cell_import(name, globals=None, locals=None, fromlist=(), level=0):
+    """``import`` in code a magic cell defined: torch names resolve to the adapter
+    also when the function runs later from a plain cell."""
+    from msnb.runtime.importer import import_for_cell_code
+
+    return import_for_cell_code(name, globals, locals, fromlist, level)
+
+
 class _Builtins(dict):
     """``__builtins__`` for cell code: user namespace first, then builtins.
 
@@ -49,6 +57,7 @@ class _Builtins(dict):
 
     def __init__(self, user_ns: dict) -> None:
         super().__init__((k, v) for k, v in vars(builtins).items() if k.startswith("__"))
+        self["__import__"] = _cell_import
         self._user_ns = user_ns
 
     def __missing__(self, name: str) -> Any:

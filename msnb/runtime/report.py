@@ -98,7 +98,13 @@ def record_step(seconds: float) -> None:
 
 
 def record_fallback(reason: str, mode: str | None = None) -> None:
-    """Part of the running cell did not run as asked (e.g. graph -> PyNative)."""
+    """Part of the running cell did not run as asked (e.g. graph -> PyNative).
+
+    With ``MSNB_FAIL_ON_FALLBACK=1`` this raises ``FallbackError`` instead."""
+    from msnb.runtime import profile
+
+    profile.check_fallback(f"graph mode fell back: {reason}")
+    profile.graph_fallback(reason)
     if _current is not None:
         _current.fallbacks.append(reason)
         if mode is not None:

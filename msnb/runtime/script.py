@@ -15,8 +15,11 @@ from typing import Any, Sequence
 __all__ = ["run_script"]
 
 
-def run_script(runtime: Any, path: str, args: Sequence[str], options: dict[str, Any]) -> None:
-    """Run ``path`` with ``args`` inside ``runtime.scope(options)``; restore argv/path."""
+def run_script(runtime: Any, path: str, args: Sequence[str], options: dict[str, Any],
+               profile: str | None = None) -> None:
+    """Run ``path`` with ``args`` inside ``runtime.scope(options)``; restore argv/path.
+
+    ``profile`` (``"calls"``/``"lines"``) prints msnb's profile table to stderr after."""
     saved_argv, saved_path0 = sys.argv, sys.path[0] if sys.path else None
     sys.argv = [path, *args]
     folder = os.path.dirname(os.path.abspath(path))
@@ -26,8 +29,22 @@ def run_script(runtime: Any, path: str, args: Sequence[str], options: dict[str, 
         sys.path.append(folder)
     try:
         with runtime.scope(options):
-            runpy.run_path(path, run_name="__main__")
+            if profile is None:
+                runpy.run_path(path, run_name="__main__")
+            else:
+                _profiled(path, profile)
     finally:
         sys.argv = saved_argv
         if saved_path0 is not None:
             sys.path[0] = saved_path0
+
+
+def _profiled(path: str, kind: str) -> None:
+    from msnb.runtime.profile import Profiler
+
+    profiler = Profiler(path, lines=kind == "lines")
+    try:
+        with profiler:
+            runpy.run_path(path, run_name="__main__")
+    finally:
+        print(profiler.render_text(), file=sys.stderr)

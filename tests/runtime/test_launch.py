@@ -44,7 +44,7 @@ def test_bind_applies_blocking_once_and_says_so(monkeypatch):
     state.bind(ms, "auto")
     state.bind(ms, "cpu")
     assert ms.blocking == 1 and state.launch == "blocking"
-    assert lines == ["msnb: running on CPU (Ascend not available), MindSpore 2.10.0, kernels launched synchronously"]
+    assert lines == ["msnb: running on CPU (Ascend not available), MindSpore 2.10.0, each op finishing before the next line runs"]
 
 
 def test_bind_leaves_async_alone(monkeypatch):
@@ -72,4 +72,4 @@ def test_msnb_exec_sets_real_mindspore(tmp_path, requested):
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == [requested]
-    assert ("kernels launched synchronously" in out.stderr) == (requested == "blocking")
+    assert ("each op finishing before the next line runs" in out.stderr) == (requested == "blocking")

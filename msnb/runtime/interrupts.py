@@ -1,0 +1,126 @@
+"""Keep Kernel -> Interrupt a ``KeyboardInterrupt`` while an msnb cell runs.
+
+MindSpore 2.10 installs its own C-level SIGINT handler whenever its runtime
+starts a graph (every compiled-graph run and build, and the asynchronous
+PyNative pipeline): a ``sigaction`` below Python whose handler sends the
+process SIGTERM.  Python's ``signal.getsignal`` still reports Python's handler,
+but an interrupt then ends the kernel (exit 143) instead of raising
+``KeyboardInterrupt`` -- measured here for graph mode and for asynchronous
+launch, also when native MindSpore code ran first.
+
+:class:`InterruptGuard`, entered around every cell and script, puts Python's
+own SIGINT handler back at the C level on entry and exit, and while the cell
+runs answers a SIGTERM that arrives while MindSpore's handler holds SIGINT
+(which is how MindSpore turns an interrupt into SIGTERM) with
+``KeyboardInterrupt`` at the next Python line.  A SIGTERM while Python's own
+SIGINT handler is in place, or a second one within a second, does what it
+did before the cell (by default: the process ends).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Any
+
+__all__ = ["InterruptGuard"]
+
+
+class _SigAction(ctypes.Structure):
+    """``struct sigaction`` of glibc on Linux (x86_64 and aarch64 share it)."""
+
+    _fields_ = [("handler", ctypes.c_void_p), ("mask", ctypes.c_ulong * 16),
+                ("flags", ctypes.c_int), ("restorer", ctypes.c_void_p)]
+
+
+def _libc() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
+
+
+def _c_handler(signum: int) -> int | None:
+    """Address of the C handler now installed for ``signum`` (None if unknown)."""
+    if _LIBC is None:
+        return None
+    action = _SigAction()
+    if _LIBC.sigaction(signum, None, ctypes.byref(action)) != 0:
+        return None
+    return action.handler or 0
+
+
+def _reinstall_python_sigint() -> int | None:
+    """Install Python's SIGINT trampoline again; return its C address."""
+    handler = signal.getsignal(signal.SIGINT)
+    if handler is None:  # installed from C outside Python: leave it
+        return None
+    signal.signal(signal.SIGINT, handler)
+    return _c_handler(signal.SIGINT)
+
+
+#: Python's SIGINT trampoline address, read after reinstalling it.
+_PYTHON_TRAMPOLINE: int | None = None
+#: A second SIGTERM this soon after one turned into KeyboardInterrupt terminates.
+_SECOND_SIGTERM_SECONDS = 1.0
+
+
+class InterruptGuard:
+    """Context manager around one cell: SIGINT stays a KeyboardInterrupt.
+
+    A no-op off the main thread (signals are only handled there) and where
+    the C handler cannot be read (not Linux).
+    """
+
+    def __init__(self) -> None:
+        self._saved_term: Any = None
+        self._active = False
+        self._converted_at = -1.0
+
+    def __enter__(self) -> "InterruptGuard":
+        if threading.current_thread() is not threading.main_thread() or _LIBC is None:
+            return self
+        global _PYTHON_TRAMPOLINE
+        _PYTHON_TRAMPOLINE = _reinstall_python_sigint()
+        self._saved_term = signal.getsignal(signal.SIGTERM)
+        signal.signal(signal.SIGTERM, self._on_sigterm)
+        self._active = True
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if not self._active:
+            return
+        self._active = False
+        _reinstall_python_sigint()
+        signal.signal(signal.SIGTERM, self._saved_term if self._saved_term is not None else signal.SIG_DFL)
+
+    def _on_sigterm(self, signum: int, frame: Any) -> None:
+        """SIGTERM during the cell: MindSpore's interrupt, or a real terminate."""
+        __tracebackhide__ = True
+        mindspore_holds_sigint = _c_handler(signal.SIGINT) != _PYTHON_TRAMPOLINE
+        now = time.monotonic()
+        if mindspore_holds_sigint and now - self._converted_at > _SECOND_SIGTERM_SECONDS:
+            self._converted_at = now
+            _reinstall_python_sigint()
+            raise KeyboardInterrupt
+        self._terminate(signum, frame)
+
+    def _terminate(self, signum: int, frame: Any) -> None:
+        """Do what the SIGTERM handler before the cell would have done."""
+        previous = self._saved_term
+        if callable(previous):
+            previous(signum, frame)
+            return
+        if previous == signal.SIG_IGN:
+            return
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
