@@ -223,8 +223,8 @@ def scan_paths(paths: Sequence[str | Path], *, select: Iterable[str] | None = No
                 bar.update()
         else:
             ctx = multiprocessing.get_context("forkserver")
-            with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx,
-                                                        initializer=_warm_up) as pool:
+            ctx.set_forkserver_preload(["msnb.migration._worker"])
+            with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx) as pool:
                 futures = {pool.submit(_scan_one, item): i for i, item in enumerate(work)}
                 for future in concurrent.futures.as_completed(futures):
                     results[futures[future]] = future.result()
@@ -233,7 +233,8 @@ def scan_paths(paths: Sequence[str | Path], *, select: Iterable[str] | None = No
 
 
 def _warm_up() -> None:
-    """Load the registry and API list once per worker, not per file."""
+    """Load the registry and API list once (in the forkserver, before the
+    workers fork), not once per file."""
     from .usage import torch_api_names
 
     _registry()

@@ -189,6 +189,10 @@ def survey_cells(cells, registry: dict) -> list[CellSurvey]:
     known = torch_api_names()
     tainted: set[str] = set()
     out: list[CellSurvey] = []
+    # Inference caches qualified names by node id: every tree stays alive
+    # until the survey ends, so a later cell's node never reuses the id of
+    # an earlier, freed one.
+    trees: list[ast.Module] = []
     for cell in cells:
         if cell.cell_type != "code":
             continue
@@ -196,8 +200,9 @@ def survey_cells(cells, registry: dict) -> list[CellSurvey]:
         body = _body(cell.source, magic)
         tree = _parse(body) if body is not None else None
         if tree is None:
-            out.append(CellSurvey(cell.index, magic, magic == MAGIC, body is None))
+            out.append(CellSurvey(cell.index, magic, magic == MAGIC, False))
             continue
+        trees.append(tree)
         imports = [_imports_torch(n) for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
         reads = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         uses = magic == MAGIC or any(b is not None for b in imports) or bool(reads & tainted)
