@@ -145,9 +145,9 @@ def _summary_markdown(changes: list[CellChange], needs: list[str], notes: list[s
     lines = ["## Migrated to msnb", "",
              "This notebook was prepared by `msnb migrate` to run its PyTorch code on MindSpore. "
              "Cell numbers below are this notebook's."]
-    if changes:
-        lines += ["", "**What changed**", ""]
-        lines += [f"- cell {c.cell}: {'; '.join(c.actions)}" for c in changes]
+    lines += ["", "**What changed**", ""]
+    lines += [f"- cell {c.cell}: {'; '.join(c.actions)}" for c in changes] or [
+        "- nothing in this run (the notebook was already migrated)"]
     if fix and fixed:
         lines += ["", f"Safe fixes applied: {_code_list(fixed)} (see `docs/rules.md`)."]
     lines += ["", "**Needs a human**", ""]
@@ -181,11 +181,13 @@ def migrate_notebook(src: str | Path, dst: str | Path | None = None, *, style: s
     has_load = any(c.cell_type == "code" and _LOAD_EXT.search(c.source) for c in nb.cells)
 
     kept, changed, needs_at, notes_at = [], [], [], []
+    old_summary_at = None
     fixed: Counter = Counter()
     context: list[str] = []
     for index, cell in enumerate(nb.cells):
         if cell.get("metadata", {}).get(SUMMARY_KEY):
-            continue  # replaced below
+            old_summary_at = len(kept) if old_summary_at is None else old_summary_at
+            continue  # replaced below, in the same place
         kept.append(cell)
         survey = surveys.get(index)
         if cell.cell_type != "code" or survey is None or not survey.uses_torch:
@@ -228,7 +230,8 @@ def migrate_notebook(src: str | Path, dst: str | Path | None = None, *, style: s
         setup_src = "%load_ext msnb" + (f"\n%{MAGIC}{flags}" if style == "session" else "")
         setup = _new_cell(nb, "code", setup_src)
     summary = _new_cell(nb, "markdown", "", **{SUMMARY_KEY: True})
-    cells = ([setup] if setup is not None else []) + [summary] + kept
+    at = old_summary_at if old_summary_at is not None and setup is None else 0
+    cells = ([setup] if setup is not None else []) + kept[:at] + [summary] + kept[at:]
     number = {id(c): i + 1 for i, c in enumerate(cells)}
 
     changes = [CellChange(number[id(c)], actions, before, c.source) for c, actions, before in changed]
