@@ -101,6 +101,21 @@ def make_notebook(tmp_path):
     return write
 
 
+@pytest.fixture
+def documented_schema():
+    """The JSON schema in the fenced ```json <tag> block of docs/cli.md."""
+    import json
+    import re
+
+    def schema(tag: str) -> dict:
+        text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+        match = re.search(r"```json " + re.escape(tag) + r"\n(.*?)```", text, re.S)
+        assert match, f"docs/cli.md has no {tag} block"
+        return json.loads(match.group(1))
+
+    return schema
+
+
 def pytest_terminal_summary(terminalreporter):
     """One line: how many registry entries differential tests (``compare``
     and friends in ``tests/adapter/torch/harness.py``) exercised and passed."""

@@ -5,23 +5,11 @@ import csv
 import io
 import json
 import re
-from pathlib import Path
-
 import jsonschema
 import pytest
 
 from msnb.migration.formats import render
 from msnb.migration.scan import scan_paths
-
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
-
-
-def documented_schema(tag: str) -> dict:
-    """The ```json <tag> block of docs/cli.md."""
-    match = re.search(r"```json " + re.escape(tag) + r"\n(.*?)```", DOCS.read_text(), re.S)
-    assert match, f"docs/cli.md has no {tag} block"
-    return json.loads(match.group(1))
-
 
 @pytest.fixture
 def report(make_notebook, tmp_path):
@@ -31,7 +19,7 @@ def report(make_notebook, tmp_path):
     return scan_paths([nb, tmp_path / "s.py", tmp_path / "bad.ipynb"])
 
 
-def test_json_validates_against_the_documented_schema(report):
+def test_json_validates_against_the_documented_schema(report, documented_schema):
     data = json.loads(render(report, "json"))
     jsonschema.validate(data, documented_schema("scan-schema"))
     assert data["summary"]["errors"] == 1 and data["files"][2]["error"].startswith("not a notebook")
