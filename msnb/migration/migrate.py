@@ -107,6 +107,25 @@ def _destination(src: Path, dst, in_place: bool, force: bool, diff: bool) -> Pat
     return dest
 
 
+def _prepare(src: Path, kind: str, dst, in_place: bool, force: bool, diff: bool, select, ignore):
+    """(source, destination, rule selection), or InputError / ConfigError
+    before anything is written."""
+    source = load_source(src)
+    if source.kind != kind:
+        other = "migrate_script for .py files" if kind == "notebook" else "migrate_notebook for notebooks"
+        raise InputError(src, f"not a {kind}; use {other}")
+    return source, _destination(src, dst, in_place, force, diff), selection_for(src, select, ignore)
+
+
+def _write(result: MigrationResult, text: str, in_place: bool) -> MigrationResult:
+    """Back up the input (in place), then replace the destination atomically."""
+    if in_place:
+        result.backup = make_backup(result.src)
+    atomic_write(result.dst, text)
+    result.written = True
+    return result
+
+
 def _fixed_codes(before: list, after: list) -> Counter:
     return Counter(f.rule for f in before) - Counter(f.rule for f in after)
 
@@ -167,11 +186,7 @@ def migrate_notebook(src: str | Path, dst: str | Path | None = None, *, style: s
     if style not in STYLES:
         raise ValueError(f"style must be one of {STYLES}, got {style!r}")
     src = Path(src)
-    source = load_source(src)
-    if source.kind != "notebook":
-        raise InputError(src, "not a notebook; use migrate_script for .py files")
-    dest = _destination(src, dst, in_place, force, diff)
-    selection = selection_for(src, select, ignore)
+    source, dest, selection = _prepare(src, "notebook", dst, in_place, force, diff, select, ignore)
     from msnb.adapter import support
 
     nb = copy.deepcopy(source.nb)
@@ -250,12 +265,7 @@ def migrate_notebook(src: str | Path, dst: str | Path | None = None, *, style: s
                         [(c.cell_type, c.source) for c in cells])
     if diff:
         return result
-    text = nbformat.writes(nb, version=nbformat.NO_CONVERT) + "\n"
-    if in_place:
-        result.backup = make_backup(src)
-    atomic_write(dest, text)
-    result.written = True
-    return result
+    return _write(result, nbformat.writes(nb, version=nbformat.NO_CONVERT) + "\n", in_place)
 
 
 def _split_header(text: str) -> tuple[list[str], list[str]]:
@@ -276,11 +286,7 @@ def migrate_script(src: str | Path, dst: str | Path | None = None, *, fix: bool 
     comment block (how to run it, what needs a human).  Same rules for
     ``dst``, ``in_place``, ``diff`` and errors as :func:`migrate_notebook`."""
     src = Path(src)
-    source = load_source(src)
-    if source.kind != "script":
-        raise InputError(src, "not a Python script; use migrate_notebook for notebooks")
-    dest = _destination(src, dst, in_place, force, diff)
-    selection = selection_for(src, select, ignore)
+    source, dest, selection = _prepare(src, "script", dst, in_place, force, diff, select, ignore)
     cmode = mode or "pynative"
     keep, rest = _split_header(source.text)
     body = "\n".join(rest)
@@ -306,11 +312,7 @@ def migrate_script(src: str | Path, dst: str | Path | None = None, *, fix: bool 
                                                fromfile=f"{src.name} (before)", tofile=f"{src.name} (migrated)"))
     if diff:
         return result
-    if in_place:
-        result.backup = make_backup(src)
-    atomic_write(dest, text)
-    result.written = True
-    return result
+    return _write(result, text, in_place)
 
 
 def migrate_path(src: str | Path, dst: str | Path | None = None, **options) -> MigrationResult:

@@ -4,8 +4,9 @@ For each file: the torch / torchvision APIs it uses with counts and the
 adapter's support status of each (``msnb.adapter.support``), a support
 percentage, and every analyzer finding located as ``nb.ipynb:cell 3:2:5``
 or ``train.py:12:5``.  Files are scanned in worker processes (``jobs``,
-default: every core) started with ``forkserver``, so a parent that has
-MindSpore's threads running is never forked.
+default: every core), forked from the ``msnb`` command, or started with
+``forkserver`` when the parent runs threads (MindSpore's), which must not be
+forked.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import concurrent.futures
 import multiprocessing
 import os
 import sys
+import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -222,14 +224,26 @@ def scan_paths(paths: Sequence[str | Path], *, select: Iterable[str] | None = No
                 results[i] = _scan_one(item)
                 bar.update()
         else:
-            ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["msnb.migration._worker"])
-            with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx) as pool:
+            with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(work)),
+                                                        mp_context=_pool_context()) as pool:
                 futures = {pool.submit(_scan_one, item): i for i, item in enumerate(work)}
                 for future in concurrent.futures.as_completed(futures):
                     results[futures[future]] = future.result()
                     bar.update()
     return ScanReport([r for r in results if r is not None])
+
+
+def _pool_context():
+    """``fork`` from a single-threaded parent (the ``msnb`` command: workers
+    start at once with everything imported); ``forkserver`` when threads run
+    (MindSpore's, in a kernel or a test process), since forking a
+    multi-threaded process can inherit a held lock."""
+    if threading.active_count() == 1 and "mindspore" not in sys.modules and sys.platform != "win32":
+        _warm_up()
+        return multiprocessing.get_context("fork")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["msnb.migration._worker"])
+    return ctx
 
 
 def _warm_up() -> None:

@@ -88,27 +88,27 @@ def _parse(body: str) -> ast.Module | None:
         return None
 
 
-def _imports_torch(node: ast.AST) -> list[str] | None:
-    """Names an import of a torch-family module binds, or None."""
+def _is_torch_import(node: ast.Import | ast.ImportFrom) -> bool:
     if isinstance(node, ast.Import):
-        bound = [a.asname or a.name.split(".")[0] for a in node.names if a.name.split(".")[0] in TORCH_ROOTS]
-        return bound or None
-    if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-        if node.module.split(".")[0] in TORCH_ROOTS:
-            return [a.asname or a.name for a in node.names if a.name != "*"]
-    return None
+        return any(a.name.split(".")[0] in TORCH_ROOTS for a in node.names)
+    return bool(node.module) and not node.level and node.module.split(".")[0] in TORCH_ROOTS
 
 
-def _bound_names(tree: ast.AST) -> set[str]:
-    out: set[str] = set()
+def _names(tree: ast.AST) -> tuple[bool, set[str], set[str]]:
+    """(imports torch?, names read, names bound) in one walk of ``tree``."""
+    imports_torch = False
+    reads: set[str] = set()
+    bound: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            out.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            out.update(a.asname or a.name.split(".")[0] for a in node.names if a.name != "*")
-    return out
+        t = type(node)
+        if t is ast.Name:
+            (reads if type(node.ctx) is ast.Load else bound).add(node.id)
+        elif t is ast.Import or t is ast.ImportFrom:
+            imports_torch = imports_torch or _is_torch_import(node)
+            bound.update(a.asname or a.name.split(".")[0] for a in node.names if a.name != "*")
+        elif t is ast.FunctionDef or t is ast.AsyncFunctionDef or t is ast.ClassDef:
+            bound.add(node.name)
+    return imports_torch, reads, bound
 
 
 class _ApiCounter(ast.NodeVisitor):
@@ -203,12 +203,11 @@ def survey_cells(cells, registry: dict) -> list[CellSurvey]:
             out.append(CellSurvey(cell.index, magic, magic == MAGIC, False))
             continue
         trees.append(tree)
-        imports = [_imports_torch(n) for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
-        reads = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-        uses = magic == MAGIC or any(b is not None for b in imports) or bool(reads & tainted)
+        imports_torch, reads, bound = _names(tree)
+        uses = magic == MAGIC or imports_torch or not reads.isdisjoint(tainted)
         survey = CellSurvey(cell.index, magic, uses, True)
         if uses:
-            tainted |= _bound_names(tree)
+            tainted |= bound
             counter = _ApiCounter(infer, known, registry)
             try:
                 counter.visit(tree)
