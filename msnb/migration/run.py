@@ -61,7 +61,7 @@ def run_notebook(path: str | Path, out: str | Path | None = None, *, timeout: fl
     ``timeout`` is per cell in seconds (None: no limit); ``cwd`` defaults to
     the notebook's folder.  Raises :class:`InputError` for a bad notebook."""
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
     from tqdm import tqdm
 
     path = Path(path)
@@ -70,6 +70,8 @@ def run_notebook(path: str | Path, out: str | Path | None = None, *, timeout: fl
         raise InputError(path, "not a notebook; run scripts with `msnb exec SCRIPT`")
     if out is not None and Path(out).is_dir():
         raise InputError(out, "is a folder, not a file")
+    if out is not None and not Path(out).resolve().parent.is_dir():
+        raise InputError(out, "its folder does not exist")
     nb = source.nb
     workdir = Path(cwd) if cwd is not None else path.resolve().parent
     client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name,
@@ -104,6 +106,10 @@ def run_notebook(path: str | Path, out: str | Path | None = None, *, timeout: fl
                 except CellExecutionError:
                     result.ok, result.failed_cell = False, i + 1
                     result.error, result.traceback = _error_output(nb.cells[i])
+                    break
+                except DeadKernelError:
+                    result.ok, result.failed_cell = False, i + 1
+                    result.error = f"the kernel died while cell {i + 1} ran"
                     break
                 finally:
                     bar.update()

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from msnb.analyzer.config import validate_codes
 from msnb.analyzer.notebook import cell_mode
 
 from .rules import Selection, analyze_cell, selection_for
@@ -214,7 +215,9 @@ def scan_paths(paths: Sequence[str | Path], *, select: Iterable[str] | None = No
     select = list(select) if select is not None else None
     ignore = list(ignore) if ignore is not None else None
     # a bad --select/--ignore is one error before any work, not one per file
-    selection_for(Path.cwd(), select, ignore)
+    for codes, where in ((select, "--select"), (ignore, "--ignore")):
+        if codes is not None:
+            validate_codes(codes, where=where)
     jobs = jobs or os.cpu_count() or 1
     work = [(str(p), select, ignore, mode) for p in files]
     results: list[FileReport | None] = [None] * len(work)

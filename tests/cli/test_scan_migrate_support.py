@@ -103,9 +103,12 @@ def test_support_json_matches_the_documented_schemas(capsys, documented_schema):
     jsonschema.validate(json.loads(capsys.readouterr().out), documented_schema("registry-schema"))
 
 
-def test_python_m_msnb_scan(python, make_notebook):
-    path = make_notebook("nb.ipynb", CELLS)
-    child = python("-m", "msnb", "scan", str(path), "--format", "csv", "--fail-on", "never")
+def test_python_m_msnb_scan_with_forked_workers(python, make_notebook, tmp_path):
+    """8 files: the command forks two workers (its process runs no threads)."""
+    for i in range(8):
+        make_notebook(f"nb{i}.ipynb", CELLS)
+    child = python("-m", "msnb", "scan", str(tmp_path), "--format", "csv", "--fail-on", "never", "--jobs", "2")
     assert child.returncode == 0, child.stderr
     assert child.stdout.startswith("record,file,cell,line,col,name,count,status,message\n")
-    assert "rfc3987_syntax" not in child.stderr
+    rows = [line for line in child.stdout.splitlines() if ",MSN401," in line]
+    assert len(rows) == 8 and rows[0].split(",")[1] == str(tmp_path / "nb0.ipynb")

@@ -38,3 +38,10 @@ def test_a_failing_cell_stops_the_run_with_its_traceback(make_notebook, tmp_path
     assert nb.cells[0].outputs[-1]["text"].strip().endswith("msnb.adapter.torch")  # %load_ext msnb ran first
     assert nb.cells[2].outputs == []
     assert len(nb.cells) == 3  # the loader cell is not added
+
+
+def test_a_cell_over_the_timeout_fails_the_run(make_notebook):
+    src = make_notebook("slow.ipynb", ["x = 1", "import time\ntime.sleep(60)", "print('not reached')"])
+    result = run_notebook(src, timeout=5, progress=False)
+    assert not result.ok and result.failed_cell == 2 and result.cells_run == 1
+    assert result.error == "TimeoutError: cell 2 ran longer than 5 s"
