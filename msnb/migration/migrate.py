@@ -215,9 +215,10 @@ def migrate_notebook(src: str | Path, dst: str | Path | None = None, *, style: s
             context.append(cell.source)
             continue
         original = cell.source
-        if survey.magic == MAGIC:
-            first, _, body = original.partition("\n")
-            head = first
+        if survey.magic == MAGIC:  # keep its magic line (and blank lines above it) as they are
+            lines = original.split("\n")
+            k = next(i for i, line in enumerate(lines) if line.strip())
+            head, body = "\n".join(lines[: k + 1]), "\n".join(lines[k + 1:])
         else:
             head, body = header, original
         cmode = mode or cell_mode(head + "\n")

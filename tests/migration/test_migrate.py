@@ -153,3 +153,10 @@ def test_script(tmp_path):
     assert f"# msnb migrate: needs a human: line {fft_line}:5 MSN401 error" in text
     again = migrate_script(result.dst, tmp_path / "again.py")
     assert again.dst.read_text().count("# msnb migrate: run with") == 1
+
+
+def test_an_existing_magic_line_is_kept_with_blank_lines_above(make_notebook):
+    src = make_notebook("nb.ipynb", ["\n%%torch_on_ascend --mode graph\nimport torch\nx = torch.ones(2).cuda()"])
+    nb = read(migrate_notebook(src).dst)
+    assert nb.cells[-1].source == ('\n%%torch_on_ascend --mode graph\nimport torch\n'
+                                   'x = torch.ones(2).to("cuda" if torch.cuda.is_available() else "cpu")')
