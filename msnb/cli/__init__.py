@@ -30,7 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="msnb", description="Run PyTorch code on MindSpore.")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (help_text, add_arguments, run) in COMMANDS.items():
-        sub = subparsers.add_parser(name, help=help_text, description=help_text)
+        # argparse %-formats help strings (not descriptions): '%load_ext' must be '%%load_ext' there
+        sub = subparsers.add_parser(name, help=help_text.replace("%", "%%"), description=help_text)
         add_arguments(sub)
         sub.set_defaults(run=run)
     return parser

@@ -13,8 +13,14 @@ from msnb.cli import COMMANDS, main
 CELLS = ["import torch\nx = torch.ones(3).cuda()", "y = torch.fft.fft(x)"]
 
 
-def test_every_subcommand_is_registered():
+def test_every_subcommand_is_registered_and_has_help(capsys):
     assert set(COMMANDS) >= {"exec", "scan", "migrate", "run", "support"}
+    for argv in (["--help"], *([name, "--help"] for name in COMMANDS)):
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "%load_ext, %%torch_on_ascend" in out and "(session)" in out
 
 
 def test_scan_table_json_and_exit_codes(make_notebook, tmp_path, capsys):
