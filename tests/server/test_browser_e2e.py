@@ -151,6 +151,31 @@ def test_diagnostics_fix_undo_run_and_toolbar(tmp_path, start_jupyter):
             expect(toolbar.locator("select.jp-msnb-amp")).to_have_value("O2")
             expect(status).to_have_text("msnb: CPU · graph · AMP O2")
             page.screenshot(path=str(shots / "6-magic-amp-o2.png"))
+
+            # 6. the diagnostics panel lists the notebook's findings; a click jumps to one
+            page.keyboard.press("Control+Shift+C")
+            page.keyboard.type("Show msnb diagnostics panel")
+            page.keyboard.press("Enter")
+            rows = page.locator(".jp-msnb-DiagnosticsPanel .jp-msnb-row")
+            expect(rows.filter(has_text="MSN101")).to_have_count(1)
+            page.locator(".jp-msnb-DiagnosticsPanel th", has_text="Severity").click()
+            rows.filter(has_text="MSN101").click()
+            expect(page.locator(".jp-Notebook .jp-Cell").nth(1)).to_have_class(re.compile("jp-mod-active"))
+            page.screenshot(path=str(shots / "7-diagnostics-panel.png"))
+
+            # 7. "Apply all msnb fixes" from the cell's context menu, undone with Ctrl+Z
+            cell.locator(".cm-content").click(button="right")
+            page.locator(".lm-Menu-itemLabel", has_text="Apply all msnb fixes").click()
+            page.wait_for_function(
+                "() => !document.querySelectorAll('.jp-Notebook .jp-Cell')[1]"
+                ".querySelector('.cm-content').innerText.includes('.cuda()')")
+            page.screenshot(path=str(shots / "8-applied-all-fixes.png"))
+            cell.locator(".cm-content").click()
+            page.keyboard.press("Control+z")
+            page.wait_for_function(
+                "() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1]"
+                ".querySelector('.cm-content').innerText.includes('y = x.cuda()')")
+            assert _cell_text(page, 1) == CELL
         except Exception:
             page.screenshot(path=str(shots / "failure.png"))
             print(lab.log.read_text()[-4000:])
@@ -160,4 +185,4 @@ def test_diagnostics_fix_undo_run_and_toolbar(tmp_path, start_jupyter):
     print(f"screenshots: {shots}")
     assert sorted(p.name for p in shots.iterdir()) == [
         "1-diagnostic-hover.png", "2-fixed.png", "3-undone.png", "4-ran-on-mindspore.png",
-        "5-toolbar-mode-graph.png", "6-magic-amp-o2.png"]
+        "5-toolbar-mode-graph.png", "6-magic-amp-o2.png", "7-diagnostics-panel.png", "8-applied-all-fixes.png"]
