@@ -73,6 +73,49 @@ def python():
     return run_child
 
 
+@pytest.fixture
+def make_notebook(tmp_path):
+    """Write a notebook from cell sources (``"# md: ..."`` makes a markdown
+    cell) and return its path; for the migration and CLI tests."""
+    import nbformat
+
+    def write(name: str, cells, *, minor: int = 5, language: str = "python", outputs: bool = False):
+        nb = nbformat.v4.new_notebook()
+        nb.nbformat_minor = minor
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": language}
+        for i, src in enumerate(cells):
+            if src.startswith("# md: "):
+                cell = nbformat.v4.new_markdown_cell(src[len("# md: "):])
+            else:
+                cell = nbformat.v4.new_code_cell(src, metadata={"tags": [f"t{i}"]})
+                if outputs:
+                    cell.execution_count = i + 1
+                    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"out {i}\n")]
+            if minor < 5:
+                cell.pop("id", None)
+            nb.cells.append(cell)
+        path = tmp_path / name
+        nbformat.write(nb, str(path))
+        return path
+
+    return write
+
+
+@pytest.fixture
+def documented_schema():
+    """The JSON schema in the fenced ```json <tag> block of docs/cli.md."""
+    import json
+    import re
+
+    def schema(tag: str) -> dict:
+        text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+        match = re.search(r"```json " + re.escape(tag) + r"\n(.*?)```", text, re.S)
+        assert match, f"docs/cli.md has no {tag} block"
+        return json.loads(match.group(1))
+
+    return schema
+
+
 def pytest_terminal_summary(terminalreporter):
     """One line: how many registry entries differential tests (``compare``
     and friends in ``tests/adapter/torch/harness.py``) exercised and passed."""

@@ -1,4 +1,4 @@
-"""The ``msnb`` command: ``msnb exec SCRIPT [ARGS...]`` (more subcommands later).
+"""The ``msnb`` command: ``exec``, ``scan``, ``migrate``, ``run`` and ``support``.
 
 Subcommands are registered in :data:`COMMANDS` as ``name -> (add_arguments,
 run)``, so others can add ``scan``, ``migrate`` or ``run`` without touching
@@ -11,13 +11,17 @@ import argparse
 import sys
 from typing import Callable, Sequence
 
-from msnb.cli import exec_cmd
+from msnb.cli import exec_cmd, migrate_cmd, run_cmd, scan_cmd, support_cmd
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: name -> (help, add_arguments(parser), run(args) -> exit code)
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "exec": (exec_cmd.HELP, exec_cmd.add_arguments, exec_cmd.run),
+    "scan": (scan_cmd.HELP, scan_cmd.add_arguments, scan_cmd.run),
+    "migrate": (migrate_cmd.HELP, migrate_cmd.add_arguments, migrate_cmd.run),
+    "run": (run_cmd.HELP, run_cmd.add_arguments, run_cmd.run),
+    "support": (support_cmd.HELP, support_cmd.add_arguments, support_cmd.run),
 }
 
 
@@ -34,5 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``msnb`` console script and ``python -m msnb``."""
+    from msnb.migration._startup import skip_unused_imports
+
+    skip_unused_imports()
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     return args.run(args)
