@@ -6,7 +6,7 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
-import { IAnalyzeReply, IAnalyzeRequest, IFixReply, IFixRequest } from './protocol';
+import { IAnalyzeReply, IAnalyzeRequest, IFixReply, IFixRequest, IMigrateReply, IMigrateRequest } from './protocol';
 
 /** An error answered by the server, with its one-line message. */
 export class MsnbRequestError extends Error {
@@ -47,4 +47,8 @@ export function analyze(request: IAnalyzeRequest): Promise<IAnalyzeReply> {
 
 export function fix(request: IFixRequest): Promise<IFixReply> {
   return post<IFixReply>('fix', request);
+}
+
+export function migrate(request: IMigrateRequest): Promise<IMigrateReply> {
+  return post<IMigrateReply>('migrate', request);
 }

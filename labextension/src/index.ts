@@ -14,6 +14,7 @@ import * as api from './api';
 import { cellMode } from './cellmode';
 import { KernelLink } from './kernellink';
 import { MsnbLinter } from './lint';
+import { migrateNotebook } from './migrate';
 import { codeCells, replaceSource } from './notebooks';
 import { DiagnosticsPanel } from './panel';
 import { Mode } from './protocol';
@@ -26,6 +27,7 @@ const PLUGIN_ID = 'msnb:plugin';
 export namespace CommandIDs {
   export const applyAllFixes = 'msnb:apply-all-fixes';
   export const showDiagnostics = 'msnb:show-diagnostics';
+  export const migrateNotebook = 'msnb:migrate-notebook';
 }
 
 const plugin: JupyterFrontEndPlugin<void> = {
@@ -129,6 +131,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
         }
       }
     });
+    app.commands.addCommand(CommandIDs.migrateNotebook, {
+      label: 'Migrate this notebook to msnb',
+      caption: 'Write NAME_msnb.ipynb: %load_ext msnb, %%torch_on_ascend cells, safe fixes, a summary (msnb migrate)',
+      isEnabled: () => !!tracker.currentWidget,
+      execute: () => (tracker.currentWidget ? migrateNotebook(tracker.currentWidget, app.commands) : null)
+    });
+    app.contextMenu.addItem({ command: CommandIDs.migrateNotebook, selector: '.jp-Notebook', rank: 21 });
     app.contextMenu.addItem({
       command: CommandIDs.applyAllFixes,
       selector: '.jp-Notebook .jp-CodeCell',
@@ -137,6 +146,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     if (palette) {
       palette.addItem({ command: CommandIDs.applyAllFixes, category: 'msnb' });
       palette.addItem({ command: CommandIDs.showDiagnostics, category: 'msnb' });
+      palette.addItem({ command: CommandIDs.migrateNotebook, category: 'msnb' });
     }
 
     if (settingRegistry) {

@@ -42,7 +42,7 @@ export class DiagnosticsPanel extends Widget {
     this._table = this.node.appendChild(document.createElement('table'));
     this._table.className = 'jp-msnb-table';
     store.changed.connect(this._onStoreChanged, this);
-    tracker.currentChanged.connect(() => this.render(), this);
+    tracker.currentChanged.connect(() => this._onCurrentChanged(), this);
   }
 
   /** Run the analyzer over every code cell of the current notebook. */
@@ -158,10 +158,15 @@ export class DiagnosticsPanel extends Widget {
   }
 
   protected onAfterShow(): void {
+    this._onCurrentChanged();
+  }
+
+  /** Show the current notebook; analyze it all when nothing is known of it yet. */
+  private _onCurrentChanged(): void {
     this.render();
     const panel = this.tracker.currentWidget;
-    if (panel && this.store.cells(panel.id).size === 0) {
-      void this.analyzeAll();
+    if (this.isVisible && panel && this.store.cells(panel.id).size === 0) {
+      void panel.context.ready.then(() => this.analyzeAll());
     }
   }
 

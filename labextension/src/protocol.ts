@@ -66,3 +66,20 @@ export interface IKernelState {
   target: string | null;
   analyze: boolean;
 }
+
+export interface IMigrateRequest {
+  /** The notebook's path relative to the server's root folder. */
+  path: string;
+  style?: 'cell' | 'session';
+  /** Replace an existing `x_msnb.ipynb`. */
+  overwrite?: boolean;
+}
+
+/** What `msnb.migration.migrate_notebook` did (POST /msnb/migrate). */
+export interface IMigrateReply {
+  source: string;
+  output: string;
+  changed_cells: number;
+  fixed: Record<string, number>;
+  needs_human: string[];
+}

@@ -2,7 +2,7 @@ import { cellMode } from '../src/cellmode';
 import { IFinding } from '../src/protocol';
 import { IRow, countBySeverity, sortRows } from '../src/rows';
 import { DEFAULT_SETTINGS, readSettings } from '../src/settings';
-import { statusText } from '../src/status';
+import { migrationSummary, statusText } from '../src/status';
 
 describe('cellMode', () => {
   it("prefers the cell's own --mode flag", () => {
@@ -70,5 +70,17 @@ describe('statusText', () => {
     const state = { mode: 'graph' as const, amp: 'O1' as const, device: 'auto', target: null, analyze: true };
     expect(statusText(state)).toBe('msnb: auto · graph · AMP O1');
     expect(statusText({ ...state, target: 'CPU' })).toBe('msnb: CPU · graph · AMP O1');
+  });
+});
+
+describe('migrationSummary', () => {
+  it('counts changed cells, fixes and what needs a human', () => {
+    const reply = { source: 'a.ipynb', output: 'a_msnb.ipynb', fixed: { MSN101: 2, MSN201: 1 }, needs_human: ['x'] };
+    expect(migrationSummary({ ...reply, changed_cells: 3 })).toBe(
+      'msnb: wrote a_msnb.ipynb: 3 cells changed, 3 fixes applied, 1 item needs a human'
+    );
+    expect(migrationSummary({ ...reply, changed_cells: 1, fixed: {}, needs_human: [] })).toBe(
+      'msnb: wrote a_msnb.ipynb: 1 cell changed, 0 fixes applied, 0 items need a human'
+    );
   });
 });

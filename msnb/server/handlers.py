@@ -9,15 +9,16 @@ from __future__ import annotations
 import asyncio
 import functools
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, Callable
 
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
-from msnb.server.requests import BadRequest, CellRequest, parse_cell_request
+from msnb.server.requests import BadRequest, CellRequest, MigrateRequest, parse_cell_request, parse_migrate_request
 
-__all__ = ["AnalyzeHandler", "FixHandler", "routes", "analyze_cell", "fix_cell"]
+__all__ = ["AnalyzeHandler", "FixHandler", "MigrateHandler", "routes", "analyze_cell", "fix_cell", "migrate"]
 
 _EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="msnb-analyzer")
 
@@ -65,11 +66,39 @@ def fix_cell(req: CellRequest) -> dict[str, Any]:
     return {"source": fixed, "changed": fixed != req.source}
 
 
-class _CellHandler(APIHandler):
-    """POST a cell request, answer JSON; errors are ``{"error": message}``."""
+def migrate(req: MigrateRequest, root: Path) -> dict[str, Any]:
+    """Run :func:`msnb.migration.migrate_notebook` on ``root / req.path``;
+    paths in the reply and in messages are relative to ``root``."""
+    from msnb.migration import InputError, default_output, migrate_notebook
 
-    work: Callable[[CellRequest], dict[str, Any]]
-    with_finding = False
+    src = (root / req.path).resolve()
+    if not src.is_relative_to(root):
+        raise BadRequest(f"{req.path!r} is outside the server's root folder", 403)
+    dst = default_output(src)
+    shown = dst.relative_to(root).as_posix()
+    if dst.exists() and not req.overwrite:
+        raise BadRequest(f"{shown} exists; migrate again with overwrite to replace it", 409)
+    try:
+        result = migrate_notebook(src, dst, style=req.style, force=req.overwrite)
+    except InputError as exc:
+        raise BadRequest(str(exc).replace(f"{root}/", ""), 400) from None
+    return {
+        "source": src.relative_to(root).as_posix(),
+        "output": shown,
+        "changed_cells": len(result.changes),
+        "fixed": dict(result.fixed),
+        "needs_human": list(result.needs_human),
+    }
+
+
+class _JSONHandler(APIHandler):
+    """POST JSON, answer JSON; errors are ``{"error": message}``.
+
+    A subclass names ``parse(body) -> request`` and ``work(request, handler)
+    -> reply``; ``work`` runs on the analyzer's worker thread."""
+
+    parse: Callable[[bytes], Any]
+    work: Callable[[Any, "_JSONHandler"], dict[str, Any]]
 
     def _error(self, status: int, message: str) -> None:
         self.set_status(status)
@@ -77,24 +106,37 @@ class _CellHandler(APIHandler):
 
     @web.authenticated
     async def post(self) -> None:
+        cls = type(self)
         try:
-            req = parse_cell_request(self.request.body, with_finding=self.with_finding)
-            work = type(self).work
-            result = await asyncio.get_running_loop().run_in_executor(_EXECUTOR, functools.partial(work, req))
+            req = cls.parse(self.request.body)
+            result = await asyncio.get_running_loop().run_in_executor(
+                _EXECUTOR, functools.partial(cls.work, req, self))
         except BadRequest as exc:
             return self._error(exc.status, str(exc))
-        except ValueError as exc:  # the analyzer refusing an argument (e.g. an unknown rule)
+        except ValueError as exc:  # the analyzer refusing an argument (e.g. an unknown rule code)
             return self._error(400, str(exc))
         self.finish(result)
 
 
-class AnalyzeHandler(_CellHandler):
-    work = staticmethod(analyze_cell)
+class AnalyzeHandler(_JSONHandler):
+    """``POST /msnb/analyze``: the findings of one cell."""
+
+    parse = staticmethod(parse_cell_request)
+    work = staticmethod(lambda req, _handler: analyze_cell(req))
 
 
-class FixHandler(_CellHandler):
-    work = staticmethod(fix_cell)
-    with_finding = True
+class FixHandler(_JSONHandler):
+    """``POST /msnb/fix``: the cell with one finding, or every safe finding, fixed."""
+
+    parse = staticmethod(functools.partial(parse_cell_request, with_finding=True))
+    work = staticmethod(lambda req, _handler: fix_cell(req))
+
+
+class MigrateHandler(_JSONHandler):
+    """``POST /msnb/migrate``: write ``x_msnb.ipynb`` beside ``x.ipynb`` (the CLI's ``msnb migrate``)."""
+
+    parse = staticmethod(parse_migrate_request)
+    work = staticmethod(lambda req, handler: migrate(req, Path(handler.contents_manager.root_dir).resolve()))
 
 
 def routes(base_url: str) -> list[tuple[str, type]]:
@@ -102,4 +144,5 @@ def routes(base_url: str) -> list[tuple[str, type]]:
     return [
         (url_path_join(base_url, "msnb", "analyze"), AnalyzeHandler),
         (url_path_join(base_url, "msnb", "fix"), FixHandler),
+        (url_path_join(base_url, "msnb", "migrate"), MigrateHandler),
     ]

@@ -10,7 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BadRequest", "CellRequest", "parse_cell_request", "MAX_BODY_BYTES", "MAX_CELL_CHARS"]
+__all__ = ["BadRequest", "CellRequest", "parse_cell_request", "MigrateRequest", "parse_migrate_request",
+           "MAX_BODY_BYTES", "MAX_CELL_CHARS"]
 
 #: A whole request (a notebook's sources up to the analyzed cell).
 MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -60,6 +61,13 @@ def _decode(body: bytes) -> Any:
         raise BadRequest(f"request body is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
 
 
+def _object(body: bytes) -> dict[str, Any]:
+    data = _decode(body)
+    if not isinstance(data, dict):
+        raise BadRequest("request body must be a JSON object")
+    return data
+
+
 def _int(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise BadRequest(f"'{name}' must be an integer")
@@ -69,9 +77,7 @@ def _int(value: Any, name: str) -> int:
 def parse_cell_request(body: bytes, *, with_finding: bool = False) -> CellRequest:
     """Check ``{"cells": [str, ...], "index": int, "mode": "pynative"|"graph"}``
     (plus an optional ``"finding": {"rule", "line", "col"}`` when ``with_finding``)."""
-    data = _decode(body)
-    if not isinstance(data, dict):
-        raise BadRequest("request body must be a JSON object")
+    data = _object(body)
     cells = data.get("cells")
     if not isinstance(cells, list) or not cells or not all(isinstance(c, str) for c in cells):
         raise BadRequest("'cells' must be a non-empty list of strings")
@@ -91,3 +97,29 @@ def parse_cell_request(body: bytes, *, with_finding: bool = False) -> CellReques
             raise BadRequest("'finding' must be {'rule': str, 'line': int, 'col': int}")
         finding = (f["rule"], _int(f.get("line"), "finding.line"), _int(f.get("col"), "finding.col"))
     return CellRequest(tuple(cells), index, mode, finding)
+
+
+@dataclass(frozen=True)
+class MigrateRequest:
+    """A notebook to migrate, by its path relative to the server's root folder."""
+
+    path: str
+    style: str = "cell"
+    overwrite: bool = False
+
+
+def parse_migrate_request(body: bytes) -> MigrateRequest:
+    """Check ``{"path": "dir/x.ipynb", "style": "cell"|"session", "overwrite": bool}``."""
+    data = _object(body)
+    path = data.get("path")
+    if not isinstance(path, str) or not path.strip():
+        raise BadRequest("'path' must be the notebook's path, relative to the server's root folder")
+    if not path.endswith(".ipynb"):
+        raise BadRequest(f"'path' must name a .ipynb notebook, not {path!r}")
+    style = data.get("style", "cell")
+    if style not in ("cell", "session"):
+        raise BadRequest(f"'style' must be cell|session, not {style!r}")
+    overwrite = data.get("overwrite", False)
+    if not isinstance(overwrite, bool):
+        raise BadRequest("'overwrite' must be true or false")
+    return MigrateRequest(path, style, overwrite)

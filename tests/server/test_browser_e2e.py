@@ -5,7 +5,9 @@ One walk through what a user does: type a cell with ``x.cuda()``, see the
 finding underlined with its hover, apply the quick fix, undo it with Ctrl+Z,
 run the cell under ``%%torch_on_ascend``, switch the mode in the toolbar and
 see ``%msnb status`` in the kernel change; a magic changes the AMP level and
-the toolbar and status bar follow.  Screenshots go to the test's output
+the toolbar and status bar follow; the diagnostics panel jumps to a finding;
+"Apply all msnb fixes" (context menu) is undone; "Migrate this notebook"
+writes and opens ``demo_msnb.ipynb``.  Screenshots go to the test's output
 folder (``tmp_path/screenshots``), printed at the end.
 
 ``make test`` installs Chromium (``.ci/install-browser.sh``); the Python
@@ -51,6 +53,19 @@ def _quiet_lab(base: Path) -> None:
 
 def _cell_text(page, index: int) -> str:
     return page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".cm-content").inner_text()
+
+
+def _wait_cell_text(page, index: int, fragment: str, present: bool = True) -> None:
+    """Wait until cell ``index``'s editor text does (or does not) contain ``fragment``."""
+    page.wait_for_function(
+        "([i, f, want]) => document.querySelectorAll('.jp-Notebook .jp-Cell')[i]"
+        ".querySelector('.cm-content').innerText.includes(f) === want", arg=[index, fragment, present])
+
+
+def _palette(page, command: str) -> None:
+    page.keyboard.press("Control+Shift+C")
+    page.keyboard.type(command)
+    page.keyboard.press("Enter")
 
 
 def _run_cell(page, index: int) -> None:
@@ -111,18 +126,14 @@ def test_diagnostics_fix_undo_run_and_toolbar(tmp_path, start_jupyter):
 
             # 2. quick fix, then Ctrl+Z brings the original back
             tooltip.locator(".cm-diagnosticAction", has_text=re.compile("^Fix$")).click()
-            page.wait_for_function(
-                "() => !document.querySelectorAll('.jp-Notebook .jp-Cell')[1]"
-                ".querySelector('.cm-content').innerText.includes('.cuda()')")
+            _wait_cell_text(page, 1, ".cuda()", present=False)
             fixed = _cell_text(page, 1)
             assert "y = x" in fixed and "print(y.sum().item())" in fixed, fixed
             expect(mark).to_have_count(0)  # (the fix's own torch.cuda.is_available() is a new, other finding)
             page.screenshot(path=str(shots / "2-fixed.png"))
             cell.locator(".cm-content").click()
             page.keyboard.press("Control+z")
-            page.wait_for_function(
-                "() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1]"
-                ".querySelector('.cm-content').innerText.includes('y = x.cuda()')")
+            _wait_cell_text(page, 1, "y = x.cuda()")
             assert _cell_text(page, 1) == CELL
             expect(mark).to_have_count(1)
             page.screenshot(path=str(shots / "3-undone.png"))
@@ -153,9 +164,7 @@ def test_diagnostics_fix_undo_run_and_toolbar(tmp_path, start_jupyter):
             page.screenshot(path=str(shots / "6-magic-amp-o2.png"))
 
             # 6. the diagnostics panel lists the notebook's findings; a click jumps to one
-            page.keyboard.press("Control+Shift+C")
-            page.keyboard.type("Show msnb diagnostics panel")
-            page.keyboard.press("Enter")
+            _palette(page, "Show msnb diagnostics panel")
             rows = page.locator(".jp-msnb-DiagnosticsPanel .jp-msnb-row")
             expect(rows.filter(has_text="MSN101")).to_have_count(1)
             page.locator(".jp-msnb-DiagnosticsPanel th", has_text="Severity").click()
@@ -166,16 +175,19 @@ def test_diagnostics_fix_undo_run_and_toolbar(tmp_path, start_jupyter):
             # 7. "Apply all msnb fixes" from the cell's context menu, undone with Ctrl+Z
             cell.locator(".cm-content").click(button="right")
             page.locator(".lm-Menu-itemLabel", has_text="Apply all msnb fixes").click()
-            page.wait_for_function(
-                "() => !document.querySelectorAll('.jp-Notebook .jp-Cell')[1]"
-                ".querySelector('.cm-content').innerText.includes('.cuda()')")
+            _wait_cell_text(page, 1, ".cuda()", present=False)
             page.screenshot(path=str(shots / "8-applied-all-fixes.png"))
             cell.locator(".cm-content").click()
             page.keyboard.press("Control+z")
-            page.wait_for_function(
-                "() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1]"
-                ".querySelector('.cm-content').innerText.includes('y = x.cuda()')")
+            _wait_cell_text(page, 1, "y = x.cuda()")
             assert _cell_text(page, 1) == CELL
+
+            # 8. "Migrate this notebook": msnb.migration writes demo_msnb.ipynb and it opens
+            _palette(page, "Migrate this notebook to msnb")
+            expect(page.locator(".lm-TabBar-tabLabel", has_text="demo_msnb.ipynb")).to_be_visible()
+            expect(page.locator(".jp-Notebook .jp-MarkdownCell", has_text="Migrated to msnb")).to_have_count(1)
+            page.screenshot(path=str(shots / "9-migrated.png"))
+            assert (lab.root / "demo_msnb.ipynb").exists()
         except Exception:
             page.screenshot(path=str(shots / "failure.png"))
             print(lab.log.read_text()[-4000:])
@@ -185,4 +197,5 @@ def test_diagnostics_fix_undo_run_and_toolbar(tmp_path, start_jupyter):
     print(f"screenshots: {shots}")
     assert sorted(p.name for p in shots.iterdir()) == [
         "1-diagnostic-hover.png", "2-fixed.png", "3-undone.png", "4-ran-on-mindspore.png",
-        "5-toolbar-mode-graph.png", "6-magic-amp-o2.png", "7-diagnostics-panel.png", "8-applied-all-fixes.png"]
+        "5-toolbar-mode-graph.png", "6-magic-amp-o2.png", "7-diagnostics-panel.png", "8-applied-all-fixes.png",
+        "9-migrated.png"]

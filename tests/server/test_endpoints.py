@@ -94,3 +94,44 @@ def test_server_stays_healthy_after_bad_requests(jupyter_server):
     _post(jupyter_server, "/msnb/analyze", b"\x00\x01")
     status, reply = _post(jupyter_server, "/msnb/analyze", {"cells": ["x = (", "y = 1"], "index": 0})
     assert status == 200 and [f["rule"] for f in reply["findings"]] == ["MSN000"]
+
+
+def _write_notebook(path, *sources):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+def test_migrate_writes_the_migrated_notebook_beside_it(jupyter_server):
+    import nbformat
+
+    (jupyter_server.root / "sub").mkdir(exist_ok=True)
+    _write_notebook(jupyter_server.root / "sub" / "train.ipynb", "import torch\nx = torch.ones(2).cuda()")
+    status, reply = _post(jupyter_server, "/msnb/migrate", {"path": "sub/train.ipynb"})
+    assert status == 200, reply
+    assert reply["output"] == "sub/train_msnb.ipynb" and reply["changed_cells"] >= 1
+    out = nbformat.read(jupyter_server.root / "sub" / "train_msnb.ipynb", as_version=4)
+    assert out.cells[0].source.strip() == "%load_ext msnb"
+    assert any(c.source.startswith("%%torch_on_ascend") for c in out.cells)
+
+    status, again = _post(jupyter_server, "/msnb/migrate", {"path": "sub/train.ipynb"})
+    assert status == 409 and "sub/train_msnb.ipynb exists" in again["error"]
+    status, replaced = _post(jupyter_server, "/msnb/migrate", {"path": "sub/train.ipynb", "overwrite": True})
+    assert status == 200 and replaced["output"] == "sub/train_msnb.ipynb"
+
+
+def test_migrate_refuses_paths_outside_the_root_and_bad_files(jupyter_server):
+    status, reply = _post(jupyter_server, "/msnb/migrate", {"path": "../../etc/x.ipynb"})
+    assert status == 403 and "outside" in reply["error"]
+    (jupyter_server.root / "broken.ipynb").write_text("not json", encoding="utf-8")
+    status, reply = _post(jupyter_server, "/msnb/migrate", {"path": "broken.ipynb"})
+    assert status == 400 and reply["error"].startswith("broken.ipynb:"), reply
+    assert not (jupyter_server.root / "broken_msnb.ipynb").exists()
+    for body, words in [({"path": "x.py"}, ".ipynb"), ({"path": "a.ipynb", "style": "all"}, "'style'")]:
+        status, reply = _post(jupyter_server, "/msnb/migrate", body)
+        assert status == 400 and words in reply["error"]
+    status, _ = _post(jupyter_server, "/msnb/migrate", {"path": "broken.ipynb"}, token=False)
+    assert status == 403
