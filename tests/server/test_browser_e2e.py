@@ -43,12 +43,17 @@ def _notebook(path: Path) -> None:
     nbformat.write(nb, path)
 
 
-def _quiet_lab(base: Path) -> None:
-    """No news popup over the page (the announcements plugin asks on first start)."""
+def _configure_lab(base: Path) -> None:
+    """No news popup over the page (the announcements plugin asks on first start),
+    and msnb's user settings: MSN102 ignored, a short debounce."""
     labconfig = base / "config" / "labconfig"
     labconfig.mkdir(parents=True, exist_ok=True)
     (labconfig / "page_config.json").write_text(json.dumps(
         {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}), encoding="utf-8")
+    user = base / "config" / "lab" / "user-settings" / "msnb"
+    user.mkdir(parents=True, exist_ok=True)
+    (user / "plugin.jupyterlab-settings").write_text(json.dumps(
+        {"ignoredRules": ["MSN102"], "debounceMs": 200}), encoding="utf-8")
 
 
 def _cell_text(page, index: int) -> str:
@@ -94,7 +99,7 @@ def test_diagnostics_fix_undo_run_and_toolbar(tmp_path, start_jupyter):
 
     shots = tmp_path / "screenshots"
     shots.mkdir()
-    _quiet_lab(tmp_path)
+    _configure_lab(tmp_path)
     with start_jupyter(tmp_path, app="lab") as lab, sync_playwright() as pw:
         _notebook(lab.root / "demo.ipynb")
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -129,7 +134,8 @@ def test_diagnostics_fix_undo_run_and_toolbar(tmp_path, start_jupyter):
             _wait_cell_text(page, 1, ".cuda()", present=False)
             fixed = _cell_text(page, 1)
             assert "y = x" in fixed and "print(y.sum().item())" in fixed, fixed
-            expect(mark).to_have_count(0)  # (the fix's own torch.cuda.is_available() is a new, other finding)
+            # the fix's torch.cuda.is_available() is an MSN102 finding, which the user's settings ignore
+            expect(cell.locator(".cm-lintRange")).to_have_count(0)
             page.screenshot(path=str(shots / "2-fixed.png"))
             cell.locator(".cm-content").click()
             page.keyboard.press("Control+z")
@@ -137,6 +143,16 @@ def test_diagnostics_fix_undo_run_and_toolbar(tmp_path, start_jupyter):
             assert _cell_text(page, 1) == CELL
             expect(mark).to_have_count(1)
             page.screenshot(path=str(shots / "3-undone.png"))
+
+            # "Ignore MSN101 on this line" writes the suppression comment; the finding goes away
+            mark.hover()
+            tooltip.locator(".cm-diagnosticAction", has_text="Ignore MSN101 on this line").click()
+            _wait_cell_text(page, 1, "y = x.cuda()  # msnb: ignore[MSN101]")
+            expect(cell.locator(".cm-lintRange")).to_have_count(0)
+            cell.locator(".cm-content").click()
+            page.keyboard.press("Control+z")
+            _wait_cell_text(page, 1, "# msnb: ignore", present=False)
+            assert _cell_text(page, 1) == CELL
 
             # 3. run %load_ext msnb and the %%torch_on_ascend cell
             _run_cell(page, 0)
