@@ -9,22 +9,27 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["load_ipython_extension", "unload_ipython_extension", "panel"]
+__all__ = ["load_ipython_extension", "unload_ipython_extension", "panel", "_jupyter_labextension_paths",
+           "_jupyter_server_extension_points"]
 __version__ = "0.1.0"
 
 
 def load_ipython_extension(ipython: Any) -> None:
     """Called by ``%load_ext msnb``: register the magics and hooks."""
+    from msnb import frontend_comm
     from msnb.magics import register
 
     register(ipython)
+    frontend_comm.register(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """Called by ``%unload_ext msnb``: remove everything loading added."""
+    from msnb import frontend_comm
     from msnb.magics import unregister
 
     unregister(ipython)
+    frontend_comm.unregister(ipython)
 
 
 def panel(**kwargs: Any) -> Any:
@@ -35,3 +40,13 @@ def panel(**kwargs: Any) -> Any:
     from msnb.widgets import make_panel
 
     return make_panel(**kwargs)
+
+
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    """Where JupyterLab finds msnb's front-end extension (built into ``msnb/labextension``)."""
+    return [{"src": "labextension", "dest": "msnb"}]
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    """The jupyter_server extension serving ``/msnb/analyze`` and ``/msnb/fix``."""
+    return [{"module": "msnb.server"}]
