@@ -631,6 +631,15 @@ class Tensor(ms.Tensor):
     def exponential_(self, lambd=1.0, *, generator=None):
         return R.exponential_(self, lambd, generator=generator)
 
+    def geometric_(self, p, *, generator=None):
+        return R.geometric_(self, p, generator=generator)
+
+    def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+        return R.log_normal_(self, mean, std, generator=generator)
+
+    def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+        return R.cauchy_(self, median, sigma, generator=generator)
+
     def bernoulli(self, p=None, *, generator=None):
         return R.bernoulli(self, p, generator=generator)
 

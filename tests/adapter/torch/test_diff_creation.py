@@ -115,7 +115,10 @@ beh("rand_like", registered("torch.rand_like", "torch.randn_like", "torch.randin
     lambda t: (lambda x, i: (t.rand_like(x).shape, t.rand_like(x).dtype, t.randn_like(x).dtype, t.randn_like(x, dtype=t.float64).dtype,
                              t.randint_like(i, 5).dtype, t.randint_like(x, 2, 3), t.randint_like(i, 0, 2).shape))(t.ones(2, 3), t.ones(4, dtype=t.int64)))
 for _m, _args in {"uniform_": (-2.0, 3.0), "normal_": (1.0, 0.5), "random_": (0, 5), "exponential_": (2.0,),
-                  "bernoulli_": (0.5,)}.items():
+                  "bernoulli_": (0.5,), "geometric_": (0.3,), "log_normal_": (1.0, 0.5), "cauchy_": (0.0, 2.0)}.items():
+    # the same seed gives PyTorch's values (tests/adapter/torch/random has the full streams)
+    beh(f"stream[Tensor.{_m}]", registered(f"torch.Tensor.{_m}", "torch.manual_seed"),
+        lambda t, m=_m, a=_args: (t.manual_seed(9), getattr(t.empty(20), m)(*a))[1])
     beh(f"Tensor.{_m}", registered(f"torch.Tensor.{_m}"),
         lambda t, m=_m, a=_args: (lambda x: (getattr(x, m)(*a) is x, x.shape, x.dtype))(t.zeros(3, 4)))
 beh("Tensor.uniform_[range]", registered("torch.Tensor.uniform_", "torch.Tensor.random_", "torch.Tensor.exponential_"),

@@ -1,9 +1,9 @@
 """Random numbers: ``manual_seed``, ``Generator`` and the sampling functions.
 
-Draws come from numpy's PCG64 on the host, seeded by ``torch.manual_seed`` or a
-``torch.Generator``, so a seed gives the same numbers on every device.  They
-are not PyTorch's streams: the same seed gives different numbers than
-PyTorch (which no test relies on)."""
+The generator is PyTorch's CPU mt19937 (:mod:`.generator`) and every sampler
+consumes it as PyTorch 2.13's CPU kernels do (:mod:`.sampling`), so after
+``torch.manual_seed(s)`` msnb draws PyTorch's numbers, on every device.  Draws
+are made on the host with numpy and moved to MindSpore once per call."""
 
 from __future__ import annotations
 
@@ -14,49 +14,14 @@ import numpy as np
 from ...graph import capture as _graph_capture
 from .. import _dtype as D
 from .._core import TensorPy, inplace
+from . import sampling as S
 from .creation import _finish, size_args
+from .generator import Generator, default_generator
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
            "rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "rand_like",
            "randn_like", "randint_like", "uniform_", "normal_", "bernoulli_", "random_", "exponential_",
-           "default_generator", "poisson"]
-
-
-class Generator:
-    """msnb implementation of ``torch.Generator``."""
-
-    def __init__(self, device="cpu"):
-        self.device = device
-        self._seed = 67280421310721
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
-
-    def manual_seed(self, seed):
-        self._seed = int(seed)
-        self._rng = np.random.Generator(np.random.PCG64(self._seed & 0xFFFFFFFFFFFFFFFF))
-        return self
-
-    def seed(self):
-        s = int(np.random.SeedSequence().entropy & 0xFFFFFFFFFFFFFFFF)
-        self.manual_seed(s)
-        return s
-
-    def initial_seed(self):
-        return self._seed
-
-    def get_state(self):
-        from .creation import tensor
-        state = self._rng.bit_generator.state
-        raw = np.frombuffer(repr(state).encode(), dtype=np.uint8)
-        return tensor(raw.copy())
-
-    def set_state(self, new_state):
-        import ast
-        state = ast.literal_eval(bytes(new_state.numpy().astype(np.uint8)).decode())
-        self._rng.bit_generator.state = state
-        return self
-
-
-default_generator = Generator()
+           "geometric_", "log_normal_", "cauchy_", "default_generator", "poisson", "gen"]
 
 
 def _feedable(fn):
@@ -70,15 +35,19 @@ def _feedable(fn):
     return sampler
 
 
-def _g(generator):
+def gen(generator=None) -> Generator:
+    """The generator a draw uses (``generator`` or the default one)."""
     if _graph_capture._CURRENT[0] is not None:  # graph mode is recording: a replay would reuse the draw
         _graph_capture.host_random()
-    return (generator or default_generator)._rng
+    if generator is None:
+        return default_generator
+    if not isinstance(generator, Generator):
+        raise TypeError(f"expected a torch.Generator, but got {type(generator).__name__}")
+    return generator
 
 
 def manual_seed(seed):
-    """msnb implementation of ``torch.manual_seed``; also seeds the adapter's
-    MindSpore-side randomness (dropout masks are drawn from here too)."""
+    """msnb implementation of ``torch.manual_seed``: PyTorch's streams from here on."""
     default_generator.manual_seed(seed)
     return default_generator
 
@@ -95,8 +64,8 @@ def get_rng_state():
     return default_generator.get_state()
 
 
-def set_rng_state(state):
-    default_generator.set_state(state)
+def set_rng_state(new_state):
+    default_generator.set_state(new_state)
 
 
 def _float_dtype(dtype):
@@ -106,20 +75,28 @@ def _float_dtype(dtype):
     return d
 
 
+def _numel(shape):
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _make(arr, shape, d, requires_grad=False):
+    return _finish(np.asarray(arr).astype(d.numpy).reshape(shape), d, requires_grad)
+
+
 @_feedable
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     """msnb implementation of ``torch.rand``."""
-    d = _float_dtype(dtype)
-    return _finish(_g(generator).random(size_args(size)).astype(d.numpy), d, requires_grad)
+    d, shape = _float_dtype(dtype), size_args(size)
+    return _make(S.uniform(gen(generator), _numel(shape), d._name), shape, d, requires_grad)
 
 
 @_feedable
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
-    """msnb implementation of ``torch.randn``."""
-    d = _float_dtype(dtype)
-    return _finish(_g(generator).standard_normal(size_args(size)).astype(d.numpy), d, requires_grad)
+    """msnb implementation of ``torch.randn`` (PyTorch's algorithm below and from 16 elements)."""
+    d, shape = _float_dtype(dtype), size_args(size)
+    return _make(S.normal(gen(generator), _numel(shape), d._name), shape, d, requires_grad)
 
 
 @_feedable
@@ -127,122 +104,203 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
             device=None, requires_grad=False):
     """msnb implementation of ``torch.randint``: ``randint(10, (2, 2))`` and ``randint(0, 10, (2, 2))``."""
     if size is None:
-        if isinstance(high, (tuple, list)):
+        if isinstance(high, (tuple, list)) or hasattr(high, "__len__"):
             low, high, size = 0, low, high
         else:
             raise TypeError("randint() missing 1 required positional arguments: \"size\"")
     if high is None:
         low, high = 0, low
     d = D.to_torch_dtype(dtype) if dtype is not None else D.int64
-    arr = _g(generator).integers(int(low), int(high), size=tuple(size))
-    return _finish(arr.astype(d.numpy), d, requires_grad)
+    shape = size_args((size,))
+    return _make(S.int_from_to(gen(generator), _numel(shape), int(low), int(high)), shape, d, requires_grad)
 
 
 @_feedable
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """msnb implementation of ``torch.randperm``."""
     d = D.to_torch_dtype(dtype) if dtype is not None else D.int64
-    return _finish(_g(generator).permutation(int(n)).astype(d.numpy), d, requires_grad)
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    return _make(S.randperm(gen(generator), n), (n,), d, requires_grad)
+
+
+def _host(x):
+    return x.detach().numpy() if isinstance(x, TensorPy) else np.asarray(x)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
+           device=None, requires_grad=False):
+    """msnb implementation of ``torch.normal``: every overload, PyTorch's arithmetic
+    (standard normals scaled by ``std``, then ``mean`` added, in the tensor's dtype)."""
+    mt, st = isinstance(mean, TensorPy), isinstance(std, TensorPy)
+    if not (mt or st):
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments: with float mean and std, "
+                            "size is required")
+        return _normal_sized(float(mean), float(std), size_args((size,)), generator, dtype, requires_grad)
+    d = (mean if mt else std).dtype
+    if not d.is_floating_point:
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{D._name_of(d)}'")
+    m, s = _host(mean).astype(d.numpy), _host(std).astype(d.numpy)
+    if st and (s < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not st and std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    g = gen(generator)
+    if mt and not st:
+        shape = np.shape(m)
+        z = S.normal(g, _numel(shape), d._name, 0.0, float(std)).reshape(shape)
+        return _make(z + m, shape, d)
+    shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+    z = S.normal(g, _numel(shape), d._name).reshape(shape)
+    return _make(z * s + m, shape, d)
 
 
 @_feedable
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
-           device=None, requires_grad=False):
-    """msnb implementation of ``torch.normal``: tensor means/stds, or scalars with ``size``."""
-    if isinstance(mean, TensorPy) or isinstance(std, TensorPy):
-        m = mean.numpy() if isinstance(mean, TensorPy) else mean
-        s = std.numpy() if isinstance(std, TensorPy) else std
-        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
-        ref = mean if isinstance(mean, TensorPy) else std
-        d = ref.dtype
-        arr = _g(generator).normal(m, s, size=shape).astype(d.numpy)
-        return _finish(arr, d, requires_grad)
-    if size is None:
-        raise TypeError("normal() received an invalid combination of arguments: with float mean and std, "
-                        "size is required")
+def _normal_sized(mean, std, shape, generator, dtype, requires_grad):
     d = _float_dtype(dtype)
-    return _finish(_g(generator).normal(mean, std, size=size_args((size,))).astype(d.numpy), d, requires_grad)
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _make(S.normal(gen(generator), _numel(shape), d._name, mean, std), shape, d, requires_grad)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
-    """msnb implementation of ``torch.bernoulli``."""
+    """msnb implementation of ``torch.bernoulli`` (probabilities from ``input``, or ``p``)."""
     if p is not None:
-        return _bernoulli_p(tuple(input.shape), p, input.dtype, generator)
-    probs = input.numpy()
-    arr = (_g(generator).random(probs.shape) < probs).astype(input.dtype.numpy)
-    return _finish(arr, input.dtype)
+        return _bernoulli_p(tuple(input.shape), float(p), input.dtype, generator)
+    probs = input.detach().numpy()
+    if probs.size and ((probs < 0).any() or (probs > 1).any()):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    return _make(S.bernoulli_probs(gen(generator), probs), probs.shape, input.dtype)
 
 
 @_feedable
 def _bernoulli_p(shape, p, dtype, generator=None):
-    return _finish((_g(generator).random(shape) < p).astype(dtype.numpy), dtype)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    return _make(S.bernoulli_scalar(gen(generator), _numel(shape), p), shape, dtype)
 
 
-def multinomial(input, num_samples, replacement=False, *, generator=None):
-    probs = input.detach().numpy().astype(np.float64)
-    rows = probs.reshape(-1, probs.shape[-1])
-    out = []
-    for r in rows:
-        r = r / r.sum()
-        out.append(_g(generator).choice(len(r), size=num_samples, replace=replacement, p=r))
-    arr = np.stack(out).astype(np.int64)
-    return _finish(arr.reshape(probs.shape[:-1] + (num_samples,)), D.int64)
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """msnb implementation of ``torch.multinomial`` (PyTorch's two CPU algorithms)."""
+    probs = input.detach().numpy()
+    if probs.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("multinomial only supports floating-point dtypes for input")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > probs.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if not np.isfinite(probs).all() or (probs < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (probs.reshape(-1, probs.shape[-1]).sum(-1) == 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    return _finish(S.multinomial(gen(generator), probs, int(num_samples), bool(replacement)), D.int64)
 
 
 def poisson(input, generator=None):
-    return _finish(_g(generator).poisson(input.numpy()).astype(input.dtype.numpy), input.dtype)
+    """msnb implementation of ``torch.poisson``."""
+    return _make(S.poisson(gen(generator), input.detach().numpy()), tuple(input.shape), input.dtype)
 
 
-def rand_like(input, *, dtype=None, **kw):
-    return rand(tuple(input.shape), dtype=dtype or input.dtype)
+def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return rand(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randn_like(input, *, dtype=None, **kw):
-    return randn(tuple(input.shape), dtype=dtype or input.dtype)
+def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return randn(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, **kw):
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
+                 memory_format=None):
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype)
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 # in-place samplers (Tensor methods) ------------------------------------------
 def _fill_from(self, arr):
     from ..autograd.grad_mode import no_grad
     with no_grad():
-        return inplace(self, _finish(arr.astype(self.dtype.numpy), self.dtype))
+        return inplace(self, _make(arr, tuple(self.shape), self.dtype))
+
+
+def _need_float(self, name):
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{D._name_of(self.dtype)}'")
 
 
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
     """msnb implementation of ``Tensor.uniform_``."""
-    return _fill_from(self, _g(generator).uniform(a, b, size=tuple(self.shape)))
+    _need_float(self, "check_uniform_bounds")
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+    return _fill_from(self, S.uniform(gen(generator), self.numel(), self.dtype._name, a, b))
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """msnb implementation of ``Tensor.normal_``."""
-    return _fill_from(self, _g(generator).normal(mean, std, size=tuple(self.shape)))
+    _need_float(self, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _fill_from(self, S.normal(gen(generator), self.numel(), self.dtype._name, mean, std))
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
-    return _fill_from(self, (_g(generator).random(tuple(self.shape)) < p))
+    """msnb implementation of ``Tensor.bernoulli_`` (float ``p`` or a tensor of probabilities)."""
+    if isinstance(p, TensorPy):
+        probs = np.broadcast_to(p.detach().numpy(), tuple(self.shape))
+        return _fill_from(self, S.bernoulli_probs(gen(generator), probs))
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    return _fill_from(self, S.bernoulli_scalar(gen(generator), self.numel(), p))
 
 
-#: ``random_()`` without bounds draws from [0, 2**digits]: every integer the dtype holds exactly
-_RANDOM_TOP = {"float16": 2 ** 11, "bfloat16": 2 ** 8, "float32": 2 ** 24, "float64": 2 ** 53}
+def _max_of(d):
+    if d.is_floating_point:
+        return 2 ** S.MANTISSA[d._name]
+    return 1 if d is D.bool else int(np.iinfo(d.numpy).max)
 
 
 def random_(self, from_=0, to=None, *, generator=None):
     """msnb implementation of ``Tensor.random_``: ``random_(to)`` draws from
     [0, to), ``random_(from, to)`` from [from, to), ``random_()`` from
     [0, 2**mantissa] (floats) or [0, max] (integers)."""
-    if to is None and from_ != 0:
+    d, g, n = self.dtype, gen(generator), self.numel()
+    if to is None and from_ == 0:
+        kind = "float" if d.is_floating_point else "int"
+        return _fill_from(self, S.int_full(g, n, d._name, kind, _max_of(d)))
+    if to is None:
         from_, to = 0, from_
-    elif to is None:
-        d = self.dtype
-        to = _RANDOM_TOP[d._name] + 1 if d.is_floating_point else (
-            2 if d is D.bool else int(np.iinfo(d.numpy).max))
-    return _fill_from(self, _g(generator).integers(from_, to, size=tuple(self.shape)))
+    return _fill_from(self, S.int_from_to(g, n, int(from_), int(to)))
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
-    return _fill_from(self, _g(generator).exponential(1.0 / lambd, size=tuple(self.shape)))
+    """msnb implementation of ``Tensor.exponential_``."""
+    _need_float(self, "exponential_cpu")
+    if lambd <= 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    return _fill_from(self, S.exponential(gen(generator), self.numel(), lambd))
+
+
+def geometric_(self, p, *, generator=None):
+    """msnb implementation of ``Tensor.geometric_``."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    return _fill_from(self, S.geometric(gen(generator), self.numel(), p))
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """msnb implementation of ``Tensor.log_normal_``."""
+    _need_float(self, "log_normal_cpu")
+    if std <= 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    return _fill_from(self, S.log_normal(gen(generator), self.numel(), mean, std))
+
+
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """msnb implementation of ``Tensor.cauchy_``."""
+    _need_float(self, "cauchy_cpu")
+    return _fill_from(self, S.cauchy(gen(generator), self.numel(), median, sigma))

@@ -24,14 +24,15 @@ from .._core import K, cast, ms, needs_grad, record, wrap
 from .._ops import indexing as I, pointwise as P, reduction as Rd, shape as S
 from .._ops.creation import _finish, zeros
 from .._ops import conv as _conv
-from .._ops.random import _feedable, _g
+from .._ops import sampling as _sampling
+from .._ops.random import _feedable, gen as _gen
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "relu", "relu_", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish", "sigmoid",
            "tanh", "softplus", "softsign", "tanhshrink", "hardshrink", "softshrink", "hardtanh", "prelu",
-           "softmax", "log_softmax", "softmin", "dropout", "dropout1d", "dropout2d", "dropout3d",
+           "softmax", "log_softmax", "softmin", "dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d",
            "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "batch_norm", "layer_norm",
            "group_norm", "rms_norm", "embedding", "one_hot", "pad", "normalize", "cosine_similarity",
@@ -542,11 +543,58 @@ def _dropout_mask(input, p, shape):
     return _keep_mask(input.dtype, p, shape)
 
 
+def _noise(p, shape):
+    """PyTorch's dropout noise: ``bernoulli_(1 - p)`` (a double uniform per element)."""
+    n = int(np.prod(shape, dtype=np.int64))
+    return _sampling.bernoulli_scalar(_gen(None), n, 1 - p).reshape(shape)
+
+
 @_feedable
 def _keep_mask(dtype, p, shape):
-    """Dropout's scaled keep-mask (a sampler graph mode can feed to a compiled graph)."""
-    keep = (_g(None).random(shape) >= p).astype(dtype.numpy) * np.asarray(1 / (1 - p), dtype.numpy)
-    return _finish(keep, dtype)
+    """Dropout's scaled keep-mask, ``noise / (1 - p)`` in the input's dtype (a sampler
+    graph mode can feed to a compiled graph)."""
+    st = np.float64 if dtype.numpy == np.float64 else np.float32
+    keep = _noise(p, shape).astype(st) / st(1 - p)
+    return _finish(keep.astype(dtype.numpy), dtype)
+
+
+#: PyTorch's alpha for AlphaDropout: -selu_scale * selu_alpha
+_ALPHA_DROPOUT = 1.7580993408473766
+
+
+@_feedable
+def _alpha_masks(dtype, p, shape):
+    """AlphaDropout's multiplier ``a * noise`` and offset ``(noise - 1) * alpha * a + alpha * a * p``."""
+    st = np.float64 if dtype.numpy == np.float64 else np.float32
+    noise = _noise(p, shape).astype(st)
+    a = 1.0 / np.sqrt((_ALPHA_DROPOUT * _ALPHA_DROPOUT * p + 1) * (1 - p))
+    b = (noise - st(1)) * st(_ALPHA_DROPOUT * a) + st(_ALPHA_DROPOUT * a * p)
+    return _finish((noise * st(a)).astype(dtype.numpy), dtype), _finish(b.astype(dtype.numpy), dtype)
+
+
+def _alpha(input, p, training, inplace, feature):
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return _maybe_inplace(input, P.mul(input, 0.0), inplace)
+    shape = tuple(input.shape)
+    if feature:
+        if input.ndim < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        shape = shape[:2] + (1,) * (input.ndim - 2)
+    mul, add = _alpha_masks(input.dtype, p, shape)
+    return _maybe_inplace(input, P.add(P.mul(input, mul), add), inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """msnb implementation of ``torch.nn.functional.alpha_dropout`` (PyTorch's mask)."""
+    return _alpha(input, p, training, inplace, False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """msnb implementation of ``torch.nn.functional.feature_alpha_dropout``."""
+    return _alpha(input, p, training, inplace, True)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -568,7 +616,10 @@ def _feature_dropout(input, p, training, inplace, n, name):
         return input
     if p == 1:
         return _maybe_inplace(input, P.mul(input, 0.0), inplace)
-    shape = tuple(input.shape[:-n]) + (1,) * n
+    if input.ndim == n + 1 and n != 2:  # unbatched: PyTorch adds a batch dimension of 1
+        shape = (input.shape[0],) + (1,) * n
+    else:  # one draw per (sample, channel); dropout2d treats 3-D input as (N, C, L) as PyTorch does
+        shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
     return _maybe_inplace(input, P.mul(input, _dropout_mask(input, p, shape)), inplace)
 
 

@@ -47,17 +47,59 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """msnb implementation of ``torch.nn.init.trunc_normal_``: PyTorch 2.13's two samplers
+    (redrawn normals when [a, b] holds more than 30% of the mass, else uniform
+    proposals accepted against the normal density), with its draws."""
+    import warnings
+
     import numpy as np
-    from .._ops.random import _g
-    from .._ops.creation import tensor as _t
-    rng = _g(generator)
-    out = rng.normal(mean, std, size=tuple(tensor.shape))
-    bad = (out < a) | (out > b)
-    while bad.any():
-        out[bad] = rng.normal(mean, std, size=int(bad.sum()))
-        bad = (out < a) | (out > b)
+    from .._ops import sampling as S
+    from .._ops.random import gen
+
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    g, n, name = gen(generator), tensor.numel(), tensor.dtype._name
+    st = np.float64 if name == "float64" else np.float32
+    if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+        lo, hi = st(a), st(b)
+        result = S.normal(g, n, name, mean, std).astype(st)
+        while True:
+            bad = (result < lo) | (result > hi)
+            if not bad.any():
+                break
+            result = np.where(bad, S.normal(g, n, name, mean, std).astype(st), result)
+    else:
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+        def log_pdf(x):
+            y = (x - st(mean)) / st(std)
+            return (y * y) * st(-0.5) - st(log_peak)
+
+        def rejected(cand):
+            with np.errstate(divide="ignore"):
+                return np.log(S.uniform(g, n, name).astype(st)) > log_pdf(cand)
+
+        result = S.uniform(g, n, name, a, b).astype(st)
+        pending = rejected(result)
+        while pending.any():
+            cand = S.uniform(g, n, name, a, b).astype(st)
+            result = np.where(pending, cand, result)
+            pending = np.where(pending, rejected(cand), pending)
+    return _copy_in(tensor, result)
+
+
+def _copy_in(tensor, arr):
+    """Write host values into ``tensor`` (shape and dtype kept), without grad."""
+    import numpy as np
+    from .._ops.creation import _finish
     with no_grad():
-        return tensor.copy_(_t(out.astype(np.float64)).to(tensor.dtype))
+        return tensor.copy_(_finish(np.asarray(arr).astype(tensor.dtype.numpy).reshape(tuple(tensor.shape)),
+                                    tensor.dtype))
 
 
 def constant_(tensor, val):
@@ -81,7 +123,8 @@ def eye_(tensor):
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    a = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std  # PyTorch's order of operations: the same bound to the last bit
     return uniform_(tensor, -a, a, generator)
 
 
@@ -98,7 +141,8 @@ def _fan(tensor, mode):
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    bound = math.sqrt(3.0) * std
     return uniform_(tensor, -bound, bound, generator)
 
 
@@ -108,20 +152,25 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 
 
 def orthogonal_(tensor, gain=1, generator=None):
+    """msnb implementation of ``torch.nn.init.orthogonal_``: PyTorch's normal draws and sign
+    convention; the QR factorisation is numpy's (LAPACK), so values agree to rounding."""
     import numpy as np
-    from .._ops.random import _g
-    from .._ops.creation import tensor as _t
+    from .._ops import sampling as S
+    from .._ops.random import gen
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _g(generator).normal(size=(rows, cols))
+    flat = S.normal(gen(generator), rows * cols, tensor.dtype._name).reshape(rows, cols)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
-    q *= np.sign(np.diag(r))
+    q = q * np.sign(np.diag(r))
     if rows < cols:
         q = q.T
-    with no_grad():
-        return tensor.copy_(_t((q * gain).reshape(tuple(tensor.shape))).to(tensor.dtype))
+    return _copy_in(tensor, q * gain)
 
 
 def dirac_(tensor, groups=1):
@@ -144,16 +193,15 @@ def dirac_(tensor, groups=1):
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
     """msnb implementation of ``torch.nn.init.sparse_``: N(0, std) with a fraction
-    ``sparsity`` of each column zeroed."""
-    from .._ops.random import _g
-    from .._ops.creation import tensor as _t
+    ``sparsity`` of each column zeroed (rows picked by ``torch.randperm`` from the
+    global generator, as PyTorch does)."""
+    from .._ops import sampling as S
+    from .._ops.random import gen
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
-    rng = _g(generator)
-    w = rng.normal(0.0, std, size=(rows, cols))
+    w = S.normal(gen(generator), rows * cols, tensor.dtype._name, 0.0, std).reshape(rows, cols)
     zeros = int(math.ceil(sparsity * rows))
     for c in range(cols):
-        w[rng.permutation(rows)[:zeros], c] = 0
-    with no_grad():
-        return tensor.copy_(_t(w).to(tensor.dtype))
+        w[S.randperm(gen(None), rows)[:zeros], c] = 0
+    return _copy_in(tensor, w)

@@ -1,17 +1,19 @@
 """msnb implementation of ``torchvision.transforms`` (v1 classes).
 
-Random transforms draw from the adapter's default generator (a numpy PCG64
-seeded by ``torch.manual_seed``), so a seed makes a pipeline reproducible.
-The numbers are not the ones real torchvision draws for the same seed.
+Random transforms draw with the same ``torch.rand`` / ``randint`` /
+``randperm`` / ``uniform_`` calls as torchvision (and Python's ``random`` for
+``RandomOrder`` / ``RandomChoice``), so after ``torch.manual_seed`` they make
+torchvision's choices.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import random
+import warnings
 from collections.abc import Sequence
 
-import numpy as np
 
 from . import functional as F
 from .functional import InterpolationMode, _interpolation_modes_from_int, _setup_size
@@ -20,26 +22,43 @@ __all__ = [
     "Compose", "ToTensor", "PILToTensor", "ToPILImage", "ConvertImageDtype", "Normalize", "Resize",
     "CenterCrop", "RandomCrop", "RandomResizedCrop", "RandomHorizontalFlip", "RandomVerticalFlip",
     "RandomRotation", "ColorJitter", "Grayscale", "RandomGrayscale", "Pad", "Lambda", "RandomApply",
-    "RandomChoice", "RandomOrder", "FiveCrop", "TenCrop", "InterpolationMode",
+    "RandomChoice", "RandomOrder", "FiveCrop", "TenCrop", "InterpolationMode", "RandomErasing",
 ]
 
 
-def _rng():
-    from msnb.adapter.torch._ops.random import default_generator
-    return default_generator._rng
+def _torch():
+    import msnb.adapter.torch as torch
+    return torch
 
 
 def _uniform(low, high):
-    return float(_rng().uniform(low, high))
+    """``float(torch.empty(1).uniform_(low, high))``: torchvision's draw (float32)."""
+    return float(_torch().empty(1).uniform_(low, high).item())
+
+
+def _log_uniform(low, high):
+    """``torch.exp(torch.empty(1).uniform_(log(low), log(high)))`` with torchvision's float32 logs."""
+    torch = _torch()
+    bounds = torch.log(torch.tensor((float(low), float(high))))
+    return float(torch.exp(torch.empty(1).uniform_(float(bounds[0].item()), float(bounds[1].item()))).item())
+
+
+def _random_box(area, scale, ratio):
+    """torchvision's draw of a box: a fraction of ``area`` in ``scale`` and a log-uniform
+    aspect in ``ratio``; returns ``(round(sqrt(a * r)), round(sqrt(a / r)))``."""
+    target = area * _uniform(scale[0], scale[1])
+    aspect = _log_uniform(ratio[0], ratio[1])
+    return int(round(math.sqrt(target * aspect))), int(round(math.sqrt(target / aspect)))
 
 
 def _randint(low, high):
-    """One integer in ``[low, high)``."""
-    return int(_rng().integers(low, high))
+    """``torch.randint(low, high, size=(1,)).item()``: one integer in ``[low, high)``."""
+    return int(_torch().randint(low, high, size=(1,)).item())
 
 
 def _rand():
-    return float(_rng().random())
+    """``torch.rand(1)`` as a float (compared to ``p`` as torchvision does)."""
+    return float(_torch().rand(1).item())
 
 
 class Compose:
@@ -212,12 +231,8 @@ class RandomResizedCrop(_Module):
     def get_params(img, scale, ratio):
         _, height, width = F.get_dimensions(img)
         area = height * width
-        log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
         for _ in range(10):
-            target_area = area * _uniform(scale[0], scale[1])
-            aspect_ratio = math.exp(_uniform(log_ratio[0], log_ratio[1]))
-            w = int(round(math.sqrt(target_area * aspect_ratio)))
-            h = int(round(math.sqrt(target_area / aspect_ratio)))
+            w, h = _random_box(area, scale, ratio)
             if 0 < w <= width and 0 < h <= height:
                 i = _randint(0, height - h + 1)
                 j = _randint(0, width - w + 1)
@@ -353,7 +368,7 @@ class ColorJitter(_Module):
 
     @staticmethod
     def get_params(brightness, contrast, saturation, hue):
-        fn_idx = _rng().permutation(4)
+        fn_idx = _torch().randperm(4).tolist()
         b = None if brightness is None else _uniform(brightness[0], brightness[1])
         c = None if contrast is None else _uniform(contrast[0], contrast[1])
         s = None if saturation is None else _uniform(saturation[0], saturation[1])
@@ -476,8 +491,10 @@ class RandomApply(_Module):
 
 class RandomOrder(RandomTransforms):
     def __call__(self, img):
-        for i in _rng().permutation(len(self.transforms)):
-            img = self.transforms[int(i)](img)
+        order = list(range(len(self.transforms)))
+        random.shuffle(order)  # torchvision shuffles with Python's random module
+        for i in order:
+            img = self.transforms[i](img)
         return img
 
 
@@ -489,12 +506,8 @@ class RandomChoice(RandomTransforms):
         self.p = p
 
     def __call__(self, *args):
-        if self.p is None:
-            idx = _randint(0, len(self.transforms))
-        else:
-            w = np.asarray(self.p, dtype=np.float64)
-            idx = int(_rng().choice(len(self.transforms), p=w / w.sum()))
-        return self.transforms[idx](*args)
+        t = random.choices(self.transforms, weights=self.p)[0]  # Python's random, as torchvision
+        return t(*args)
 
     def __repr__(self):
         return f"{super().__repr__()}(p={self.p})"
@@ -521,3 +534,65 @@ class TenCrop(_Module):
 
     def __repr__(self):
         return f"{self.__class__.__name__}(size={self.size}, vertical_flip={self.vertical_flip})"
+
+
+class RandomErasing(_Module):
+    """Erase a random rectangle of a tensor image (torchvision's draws: ``rand(1)``
+    against ``p``, area and log-aspect ``uniform_``, ``normal_`` fill for
+    ``value="random"``, then the corner from ``randint``)."""
+
+    def __init__(self, p=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace=False):
+        if not isinstance(value, (numbers.Number, str, tuple, list)):
+            raise TypeError("Argument value should be either a number or str or a sequence")
+        if isinstance(value, str) and value != "random":
+            raise ValueError("If value is str, it should be 'random'")
+        if not isinstance(scale, Sequence):
+            raise TypeError("Scale should be a sequence")
+        if not isinstance(ratio, Sequence):
+            raise TypeError("Ratio should be a sequence")
+        if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
+            warnings.warn("Scale and ratio should be of kind (min, max)")
+        if scale[0] < 0 or scale[1] > 1:
+            raise ValueError("Scale should be between 0 and 1")
+        if p < 0 or p > 1:
+            raise ValueError("Random erasing probability should be between 0 and 1")
+        self.p, self.scale, self.ratio, self.value, self.inplace = p, scale, ratio, value, inplace
+
+    @staticmethod
+    def get_params(img, scale, ratio, value=None):
+        torch = _torch()
+        img_c, img_h, img_w = img.shape[-3], img.shape[-2], img.shape[-1]
+        area = img_h * img_w
+        for _ in range(10):
+            h, w = _random_box(area, scale, ratio)
+            if not (h < img_h and w < img_w):
+                continue
+            if value is None:
+                v = torch.empty([img_c, h, w], dtype=torch.float32).normal_()
+            else:
+                v = torch.tensor(value)[:, None, None]
+            i = _randint(0, img_h - h + 1)
+            j = _randint(0, img_w - w + 1)
+            return i, j, h, w, v
+        return 0, 0, img_h, img_w, img
+
+    def forward(self, img):
+        if _rand() < self.p:
+            if isinstance(self.value, (int, float)):
+                value = [float(self.value)]
+            elif isinstance(self.value, str):
+                value = None
+            else:
+                value = [float(v) for v in self.value]
+            if value is not None and len(value) not in (1, img.shape[-3]):
+                raise ValueError("If value is a sequence, it should have either a single value or "
+                                 f"{img.shape[-3]} (number of input channels)")
+            i, j, h, w, v = self.get_params(img, scale=self.scale, ratio=self.ratio, value=value)
+            out = img if self.inplace else img.clone()
+            out[..., i:i + h, j:j + w] = v
+            return out
+        return img
+
+    def __repr__(self):
+        return (f"{self.__class__.__name__}(p={self.p}, scale={self.scale}, ratio={self.ratio}, "
+                f"value={self.value}, inplace={self.inplace})")

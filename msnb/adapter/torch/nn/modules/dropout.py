@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -46,3 +46,15 @@ class Dropout3d(_DropoutNd):
     """msnb implementation of ``torch.nn.Dropout3d`` (zeroes whole channels)."""
 
     _fn = staticmethod(F.dropout3d)
+
+
+class AlphaDropout(_DropoutNd):
+    """msnb implementation of ``torch.nn.AlphaDropout`` (keeps SELU's mean and variance)."""
+
+    _fn = staticmethod(F.alpha_dropout)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """msnb implementation of ``torch.nn.FeatureAlphaDropout`` (whole channels)."""
+
+    _fn = staticmethod(F.feature_alpha_dropout)

@@ -200,9 +200,11 @@ class DataLoader:
         return len(self._index_sampler)
 
     def __iter__(self):
+        # PyTorch draws the workers' base seed when the iterator is made, before the sampler draws
+        base_seed = _new_seed(self.generator)
         if self.num_workers == 0:
             return self._single()
-        return self._multi()
+        return self._multi(base_seed)
 
     # --- single process ----------------------------------------------------
     def _single(self):
@@ -238,13 +240,10 @@ class DataLoader:
         methods = multiprocessing.get_all_start_methods()
         return multiprocessing.get_context("fork" if "fork" in methods else None)
 
-    def _multi(self):
+    def _multi(self, base_seed):
         if hasattr(self.dataset, "_prepare_for_workers"):
             self.dataset._prepare_for_workers()
         ctx = self._context()
-        base_seed = _new_seed() if self.generator is None else int(
-            __import__("msnb.adapter.torch", fromlist=["randint"]).randint(
-                0, 2 ** 31 - 1, (1,), generator=self.generator).item())
         result_q = ctx.Queue()
         index_qs, workers = [], []
         pdeathsig = threading.current_thread() is threading.main_thread()

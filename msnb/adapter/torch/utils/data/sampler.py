@@ -1,4 +1,4 @@
-"""Samplers with PyTorch semantics (index order from the adapter's RNG and ``generator``)."""
+"""Samplers with PyTorch semantics: the same draws as PyTorch's, so the same index order for a seed."""
 
 from __future__ import annotations
 
@@ -13,11 +13,14 @@ def _torch():
     return torch
 
 
-def _new_seed():
-    return int(_torch().randint(0, 2 ** 31 - 1, (1,)).item())
+def _new_seed(generator=None):
+    """PyTorch's ``int(torch.empty((), dtype=torch.int64).random_(generator=...).item())``."""
+    torch = _torch()
+    return int(torch.empty((), dtype=torch.int64).random_(generator=generator).item())
 
 
 def _make_generator(generator):
+    """``generator``, or (as PyTorch's samplers do) a fresh one seeded from the global generator."""
     if generator is not None:
         return generator
     g = _torch().Generator()
