@@ -19,9 +19,11 @@ import html
 import io
 import json
 
-__all__ = ["FORMATS", "render"]
+__all__ = ["FORMATS", "SEVERITIES", "render"]
 
 FORMATS = ("table", "json", "html", "csv", "sarif")
+#: Finding severities, most severe first (``--fail-on`` takes these and ``never``).
+SEVERITIES = ("error", "warning", "info")
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 

@@ -23,6 +23,7 @@ from typing import Iterable, Sequence
 from msnb.analyzer.config import validate_codes
 from msnb.analyzer.notebook import cell_mode
 
+from .formats import SEVERITIES
 from .rules import Selection, analyze_cell, selection_for
 from .sources import InputError, load_source, iter_paths
 from .usage import api_status, survey_cells
@@ -30,8 +31,6 @@ from .usage import api_status, survey_cells
 __all__ = ["ApiUse", "LocatedFinding", "FileReport", "ScanReport", "scan_paths", "scan_file", "SEVERITIES",
            "POOL_THRESHOLD"]
 
-#: Severities from most to least severe (``--fail-on`` accepts these and ``never``).
-SEVERITIES = ("error", "warning", "info")
 #: Fewer files than this are scanned in-process (starting workers costs ~1 s).
 POOL_THRESHOLD = 8
 
