@@ -39,8 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``msnb`` console script and ``python -m msnb``."""
-    from msnb.migration._startup import skip_unused_imports
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] != ["exec"]:  # a script run by ``msnb exec`` keeps every import it may need
+        from msnb.migration._startup import skip_unused_imports
 
-    skip_unused_imports()
-    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+        skip_unused_imports()
+    args = build_parser().parse_args(argv)
     return args.run(args)

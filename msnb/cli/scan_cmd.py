@@ -13,8 +13,7 @@ HELP = "report the torch APIs, their msnb support and the analyzer findings of n
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from msnb.migration.formats import FORMATS
-    from msnb.migration.scan import SEVERITIES
+    from msnb.migration.formats import FORMATS, SEVERITIES  # light: argument parsing must stay cheap
 
     parser.add_argument("paths", nargs="+", metavar="PATH", help=".ipynb or .py files, or folders")
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")

@@ -7,9 +7,10 @@
   an inline SVG bar chart of the support percentage per file.
 * ``csv`` - one row per API use and per finding (``record`` = ``api`` or
   ``finding``), the shape of MindSpore's API scanner export.
-* ``sarif`` - SARIF 2.1.0 for GitHub code scanning and editors; notebook
-  findings carry the cell number in ``region.properties`` and their
-  message, since SARIF has no notion of cells.
+* ``sarif`` - SARIF 2.1.0 for GitHub code scanning and editors.  A
+  notebook finding's region is its position in the notebook's JSON text
+  (where those tools point), and ``region.properties`` holds the cell, line
+  and column in the cell, since SARIF has no notion of cells.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ import html
 import io
 import json
 
-__all__ = ["FORMATS", "render"]
+__all__ = ["FORMATS", "SEVERITIES", "render"]
 
 FORMATS = ("table", "json", "html", "csv", "sarif")
+#: Finding severities, most severe first (``--fail-on`` takes these and ``never``).
+SEVERITIES = ("error", "warning", "info")
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
@@ -146,10 +149,14 @@ def _sarif(report) -> str:
     results = []
     for f in report.files:
         for x in f.findings:
-            region = {"startLine": x.line, "startColumn": x.col, "endLine": x.end_line, "endColumn": x.end_col}
+            if x.file_line is not None:  # the position in the file's own text
+                region = {"startLine": x.file_line, "startColumn": x.file_col, "endLine": x.file_end_line,
+                          "endColumn": x.file_end_col}
+            else:
+                region = {"startLine": x.line, "startColumn": x.col, "endLine": x.end_line, "endColumn": x.end_col}
             text = x.message + ". " + x.suggestion
             if x.cell is not None:
-                region["properties"] = {"cell": x.cell}
+                region["properties"] = {"cell": x.cell, "line": x.line, "column": x.col}
                 text = f"cell {x.cell}, line {x.line}: {text}"
             results.append({
                 "ruleId": x.rule, "ruleIndex": index[x.rule], "level": _SARIF_LEVEL[x.severity],

@@ -23,6 +23,7 @@ from typing import Iterable, Sequence
 from msnb.analyzer.config import validate_codes
 from msnb.analyzer.notebook import cell_mode
 
+from .formats import SEVERITIES
 from .rules import Selection, analyze_cell, selection_for
 from .sources import InputError, load_source, iter_paths
 from .usage import api_status, survey_cells
@@ -30,8 +31,6 @@ from .usage import api_status, survey_cells
 __all__ = ["ApiUse", "LocatedFinding", "FileReport", "ScanReport", "scan_paths", "scan_file", "SEVERITIES",
            "POOL_THRESHOLD"]
 
-#: Severities from most to least severe (``--fail-on`` accepts these and ``never``).
-SEVERITIES = ("error", "warning", "info")
 #: Fewer files than this are scanned in-process (starting workers costs ~1 s).
 POOL_THRESHOLD = 8
 
@@ -58,6 +57,11 @@ class LocatedFinding:
     message: str
     suggestion: str
     fixable: bool
+    #: position in the file itself (a notebook's JSON text); None if unknown
+    file_line: int | None = None
+    file_col: int | None = None
+    file_end_line: int | None = None
+    file_end_col: int | None = None
 
 
 @dataclass
@@ -147,12 +151,16 @@ def _registry() -> dict:
 
 
 def _located(source, cell, finding) -> LocatedFinding:
+    start = source.file_position(cell, finding.line, finding.col)
+    end = source.file_position(cell, finding.end_line, finding.end_col) if start else None
+    start, end = (start, end) if start and end else ((None, None), (None, None))
     return LocatedFinding(
         location=source.location(cell, finding.line, finding.col),
         cell=None if cell.index is None else cell.index + 1,
         line=finding.line, col=finding.col, end_line=finding.end_line, end_col=finding.end_col,
         rule=finding.rule, severity=str(finding.severity), category=str(finding.category),
-        message=finding.message, suggestion=finding.suggestion, fixable=finding.fixable)
+        message=finding.message, suggestion=finding.suggestion, fixable=finding.fixable,
+        file_line=start[0], file_col=start[1], file_end_line=end[0], file_end_col=end[1])
 
 
 def scan_file(path: str | Path, *, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,

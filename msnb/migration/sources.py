@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,11 +56,58 @@ class Source:
     nb: nbformat.NotebookNode | None = None
     cells: list[Cell] = field(default_factory=list)
 
+    _raw_map: dict | None = field(default=None, repr=False)
+
+    def file_position(self, cell: Cell, line: int, col: int) -> tuple[int, int] | None:
+        """(line, column), 1-based, of a cell position in the file itself: in
+        a notebook, in its JSON text (what GitHub code scanning and editors
+        point at); None when that text cannot be matched to the cell."""
+        if cell.index is None:
+            return line, col
+        if self._raw_map is None:
+            self._raw_map = _json_source_lines(self.text, self.cells)
+        entries = self._raw_map.get(cell.index)
+        if entries is None or not 0 < line <= len(entries):
+            return None
+        raw_line, start, text = entries[line - 1]
+        prefix = json.dumps(text[: max(col - 1, 0)], ensure_ascii=False)[1:-1]
+        return raw_line, start + len(prefix) + 1
+
     def location(self, cell: Cell, line: int, col: int) -> str:
         """``nb.ipynb:cell 3:2:5`` (cells counted from 1) or ``x.py:12:5``."""
         if cell.index is None:
             return f"{self.path}:{line}:{col}"
         return f"{self.path}:cell {cell.index + 1}:{line}:{col}"
+
+
+_SOURCE_KEY = re.compile(r'^\s*"source": \[\s*$')
+
+
+def _json_source_lines(text: str, cells: list[Cell]) -> dict[int, list[tuple[int, int, str]]]:
+    """For each cell whose source is stored one JSON string per line (as
+    nbformat writes it): per source line, (1-based line in ``text``, 0-based
+    column where the string's content starts, the line's text).  Each match
+    is verified against the cell's source, so an unusual layout only loses
+    the mapping of that cell, never gives a wrong line."""
+    raw = text.split("\n")
+    out: dict[int, list[tuple[int, int, str]]] = {}
+    pos = 0
+    for cell in cells:
+        k = next((i for i in range(pos, len(raw)) if _SOURCE_KEY.match(raw[i])), None)
+        if k is None:
+            break
+        parts = cell.source.splitlines(keepends=True)
+        entries = []
+        for j, part in enumerate(parts):
+            r = raw[k + 1 + j] if k + 1 + j < len(raw) else ""
+            if r.strip().rstrip(",") != json.dumps(part, ensure_ascii=False):
+                entries = None
+                break
+            entries.append((k + 2 + j, r.index('"') + 1, part))
+        if entries is not None:
+            out[cell.index] = entries
+            pos = k + 1 + len(parts)
+    return out
 
 
 def _read_text(path: Path) -> str:

@@ -65,7 +65,8 @@ def test_sarif_results_rules_and_cells(report):
     nb_result = next(r for r in run["results"] if r["ruleId"] == "MSN401" and r["level"] == "error")
     loc = nb_result["locations"][0]["physicalLocation"]
     assert loc["artifactLocation"]["uri"].endswith("nb.ipynb")
-    assert loc["region"]["properties"] == {"cell": 2} and loc["region"]["startLine"] == 1
+    assert loc["region"]["properties"] == {"cell": 2, "line": 1, "column": 5}
+    assert loc["region"]["startLine"] > 10  # a line of the notebook's JSON, not of the cell
     assert nb_result["message"]["text"].startswith("cell 2, line 1:")
     assert run["invocations"][0]["executionSuccessful"] is False  # bad.ipynb
 
@@ -73,3 +74,28 @@ def test_sarif_results_rules_and_cells(report):
 def test_unknown_format_is_refused(report):
     with pytest.raises(ValueError, match="format must be one of"):
         render(report, "xml")
+
+
+def test_notebook_findings_point_into_the_json_text(make_notebook):
+    """GitHub code scanning shows SARIF regions on the stored file: the
+    region must cover the code in the notebook's JSON, escapes included."""
+    path = make_notebook("nb.ipynb", ["import torch\ns = \"é\\t\"; x = torch.ones(2).cuda()"])
+    [x] = [f for f in scan_paths([path]).findings() if f.rule == "MSN101"]
+    raw = path.read_text(encoding="utf-8").split("\n")
+    assert raw[x.file_line - 1][x.file_col - 1 : x.file_end_col - 1] == "torch.ones(2).cuda()"
+    region = json.loads(render(scan_paths([path]), "sarif"))["runs"][0]["results"][0]["locations"][0][
+        "physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"]) == (x.file_line, x.file_col)
+    assert region["properties"] == {"cell": 1, "line": 2, "column": x.col}
+
+
+def test_a_source_stored_as_one_string_keeps_cell_coordinates(tmp_path):
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+              "source": "import torch\nx = torch.ones(2).cuda()"}]
+    path = tmp_path / "one.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 4, "metadata": {}, "cells": cells}))
+    [x] = [f for f in scan_paths([path]).findings() if f.rule == "MSN101"]
+    assert x.file_line is None
+    region = json.loads(render(scan_paths([path]), "sarif"))["runs"][0]["results"][0]["locations"][0][
+        "physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"]) == (2, 5)

@@ -65,3 +65,11 @@ def test_parallel_workers_give_the_serial_report(make_notebook):
     parallel = scan_paths(paths, jobs=2)
     assert parallel.to_dict() == serial.to_dict()
     assert [f.path for f in parallel.files] == [str(p) for p in paths]
+
+
+def test_progress_bar_when_asked(make_notebook, capsys):
+    """On a terminal (progress=None and a tty) or when asked, tqdm draws on stderr."""
+    scan_paths([make_notebook("nb.ipynb", CELLS)], progress=True)
+    assert "msnb scan" in capsys.readouterr().err
+    scan_paths([make_notebook("nb2.ipynb", CELLS)])  # stderr is not a terminal here
+    assert capsys.readouterr().err == ""
