@@ -133,7 +133,6 @@ PARTIAL = {
     **{f"torch.nn.Lazy{n}": "parameters are new objects after the first call: build optimizers after a dry run"
        for n in ("Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "BatchNorm1d",
                  "BatchNorm2d", "BatchNorm3d")},
-    "torch.set_printoptions": "accepted and ignored",
     "torch.set_num_threads": "accepted and ignored",
     "torch.Tensor.data_ptr": "identifies the shared data of a tensor and its views, not a memory address",
     **{f"torchvision.models.{m}": "weights must be None (no pretrained downloads): load a local checkpoint "

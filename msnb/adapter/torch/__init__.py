@@ -28,11 +28,12 @@ from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, \
     is_inference_mode_enabled
 from ._interop import cast_to_adapter_tensor, cast_to_ms_tensor, is_tensor, is_storage, numel, \
-    typename, compile, use_deterministic_algorithms, set_printoptions, get_num_threads, set_num_threads, \
+    typename, compile, use_deterministic_algorithms, get_num_threads, set_num_threads, \
     is_nonzero, clamp_min, clamp_max, softmax, log_softmax, relu_, sigmoid_, tanh_, set_float32_matmul_precision, \
     get_float32_matmul_precision
 from . import cuda, backends, accelerator, _api_names, random
 from .serialization import save, load
+from ._tensor_str import set_printoptions
 from .amp.autocast_mode import autocast, is_autocast_enabled, get_autocast_dtype, set_autocast_enabled, \
     set_autocast_dtype
 

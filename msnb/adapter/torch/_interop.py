@@ -7,7 +7,7 @@ from . import _core
 from ._ops import pointwise as P
 
 __all__ = ["cast_to_adapter_tensor", "cast_to_ms_tensor", "is_tensor", "is_storage", "numel", "typename",
-           "compile", "use_deterministic_algorithms", "set_printoptions", "get_num_threads",
+           "compile", "use_deterministic_algorithms", "get_num_threads",
            "set_num_threads", "is_nonzero", "clamp_min", "clamp_max", "softmax", "log_softmax", "relu_",
            "sigmoid_", "tanh_", "set_float32_matmul_precision", "get_float32_matmul_precision"]
 
@@ -68,11 +68,6 @@ def compile(model=None, **kwargs):  # noqa: A001 - torch's name
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
     ms.set_context(deterministic="ON" if mode else "OFF")
-
-
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
-                     sci_mode=None):
-    pass
 
 
 def get_num_threads():

@@ -802,51 +802,18 @@ Tensor.__hash__ = lambda self: id(self)
 
 
 # --- printing --------------------------------------------------------------------------
-def _format(t):
+def _format(t, prefix="tensor("):
+    """PyTorch's ``repr`` of ``t`` (see ``_tensor_str``)."""
+    from ._tensor_str import tensor_repr
     arr = t.numpy(force=True)
     d = t.dtype
-    suffix = []
-    if arr.size == 0:
-        body = "[]"
-        if tuple(t.shape) != (0,):
-            suffix.append(f"size={tuple(t.shape)}")
-    else:
-        body = _format_array(arr, d)
-    if d not in (D.get_default_dtype(), D.int64, D.bool) or (arr.size == 0 and d is not D.get_default_dtype()):
-        if not (arr.size == 0 and d is D.get_default_dtype()):
-            suffix.append(f"dtype={d}")
-    if t._grad_fn is not None:
-        suffix.append(f"grad_fn=<{t._grad_fn.name()}>")
-    elif t._req_grad:
-        suffix.append("requires_grad=True")
-    return "tensor(" + body + "".join(", " + s for s in suffix) + ")"
-
-
-def _format_array(arr, d):
-    if d.is_floating_point:
-        a = arr.astype(np.float64)
-        finite = a[np.isfinite(a)]
-        ints = finite.size == 0 or np.all(finite == np.round(finite))
-        amax = np.abs(finite).max() if finite.size else 0.0
-        amin = np.abs(finite[finite != 0]).min() if np.any(finite != 0) else 0.0
-        sci = finite.size and (amax >= 1e8 or (amin and amin < 1e-4) or (amin and amax / amin > 1000 and not ints))
-        if sci:
-            one = lambda x: f"{x:.4e}"  # noqa: E731
-        elif ints:
-            one = lambda x: f"{x:.0f}." if np.isfinite(x) else f"{x}"  # noqa: E731
-        else:
-            one = lambda x: f"{x:.4f}" if np.isfinite(x) else f"{x}"  # noqa: E731
-        shown = a if a.size <= 1000 else np.concatenate([a.reshape(-1)[:3], a.reshape(-1)[-3:]])
-        width = max(len(one(v)) for v in shown.reshape(-1))
-        fmt = {"float_kind": lambda x: one(x).rjust(width)}
-        return np.array2string(a, separator=", ", formatter=fmt, prefix="tensor(", threshold=1000,
-                               edgeitems=3, max_line_width=80)
-    if d is D.bool:
-        return np.array2string(arr, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
-                               formatter={"bool": lambda x: ("True" if x else "False").rjust(5 if (~arr).any() else 4)},
-                               max_line_width=80)
-    return np.array2string(arr, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
-                           max_line_width=80)
+    if d in (D.float16, D.bfloat16):
+        arr = arr.astype(np.float32)
+    default = D.get_default_dtype()
+    show = d is not default if arr.size == 0 else d not in (default, D.int64, D.bool)
+    return tensor_repr(arr, dtype_name=str(d), floating=d.is_floating_point, show_dtype=show,
+                       shape=tuple(t.shape), grad_fn=t._grad_fn.name() if t._grad_fn is not None else None,
+                       requires_grad=bool(t._req_grad), prefix=prefix)
 
 
 # --- MindSpore methods PyTorch also names but msnb does not implement: block them ----------
