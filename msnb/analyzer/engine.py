@@ -75,6 +75,10 @@ class Context:
         #: (kind, index of its scope in ``infer.scopes``) of each enclosing
         #: compiled function, innermost last; kind is ``RECORDED`` or ``JIT``
         self._graph: list[tuple[str, int]] = []
+        #: parallel to ``_graph``: the compiled function is an autograd
+        #: Function's forward/backward (recorded only when applied inside a
+        #: model's forward, which the analyzer cannot see from the definition)
+        self._graph_in_function: list[bool] = []
         self.findings: list[tuple[Finding, Edit | None, Callable[[], bool] | None]] = []
         self._rule: type[Rule] | None = None
 
@@ -200,6 +204,10 @@ class Context:
         sev = severity if severity is not None else rule.severity_for(self.mode)
         if sev is None:
             return
+        if sev is Severity.WARNING and rule.CATEGORY is Category.GRAPH_MODE and any(self._graph_in_function):
+            # applied at top level, an autograd Function runs in PyNative and nothing falls back;
+            # applied inside a model's forward it is recorded: advice, since both are possible
+            sev = Severity.INFO
         line, col, end_line, end_col = self.key(node)
         f = Finding(
             rule=rule.CODE,
@@ -355,12 +363,14 @@ class _Walker:
         ctx.functions.append(fn)
         if graph:
             ctx._graph.append((graph, len(infer.scopes) - 1))
+            ctx._graph_in_function.append(cls_kind == "function" and graph == RECORDED)
         ctx.parents.append(fn)
         for stmt in fn.body:
             self.walk(stmt)
         ctx.parents.pop()
         if graph:
             ctx._graph.pop()
+            ctx._graph_in_function.pop()
         ctx.functions.pop()
         infer.pop()
 
