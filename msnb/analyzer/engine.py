@@ -55,6 +55,10 @@ class _OverBudget(Exception):
 
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")
 _SKIP_CHILDREN = (ast.Constant,)
+#: Context and operator singletons (``ast.Load``, ``ast.Add``...): no rule
+#: looks at them and they have no children, so the walk does not visit them.
+_LEAVES = frozenset({ast.Load, ast.Store, ast.Del, *ast.operator.__subclasses__(), *ast.boolop.__subclasses__(),
+                     *ast.unaryop.__subclasses__(), *ast.cmpop.__subclasses__()})
 
 
 class Context:
@@ -303,12 +307,22 @@ class _Walker:
                 self.walk(child)
             ctx.parents.pop()
             return
-        self._handlers(t, node)
+        if t in self.dispatch:
+            self._handlers(t, node)
         if t in _SKIP_CHILDREN:
             return
         ctx.parents.append(node)
-        for child in ast.iter_child_nodes(node):
-            self.walk(child)
+        walk = self.walk
+        AST = ast.AST
+        for name in node._fields:  # ast.iter_child_nodes without its generator overhead
+            value = getattr(node, name, None)
+            if isinstance(value, AST):
+                if type(value) not in _LEAVES:
+                    walk(value)
+            elif type(value) is list:
+                for item in value:
+                    if isinstance(item, AST) and type(item) not in _LEAVES:
+                        walk(item)
         ctx.parents.pop()
         if t is ast.Assign:
             for target in node.targets:  # type: ignore[attr-defined]
