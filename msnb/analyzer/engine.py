@@ -55,6 +55,10 @@ class _OverBudget(Exception):
 
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")
 _SKIP_CHILDREN = (ast.Constant,)
+#: Context and operator singletons (``ast.Load``, ``ast.Add``...): no rule
+#: looks at them and they have no children, so the walk does not visit them.
+_LEAVES = frozenset({ast.Load, ast.Store, ast.Del, *ast.operator.__subclasses__(), *ast.boolop.__subclasses__(),
+                     *ast.unaryop.__subclasses__(), *ast.cmpop.__subclasses__()})
 
 
 class Context:
@@ -75,6 +79,10 @@ class Context:
         #: (kind, index of its scope in ``infer.scopes``) of each enclosing
         #: compiled function, innermost last; kind is ``RECORDED`` or ``JIT``
         self._graph: list[tuple[str, int]] = []
+        #: parallel to ``_graph``: the compiled function is an autograd
+        #: Function's forward/backward (recorded only when applied inside a
+        #: model's forward, which the analyzer cannot see from the definition)
+        self._graph_in_function: list[bool] = []
         self.findings: list[tuple[Finding, Edit | None, Callable[[], bool] | None]] = []
         self._rule: type[Rule] | None = None
 
@@ -200,6 +208,10 @@ class Context:
         sev = severity if severity is not None else rule.severity_for(self.mode)
         if sev is None:
             return
+        if sev is Severity.WARNING and rule.CATEGORY is Category.GRAPH_MODE and any(self._graph_in_function):
+            # applied at top level, an autograd Function runs in PyNative and nothing falls back;
+            # applied inside a model's forward it is recorded: advice, since both are possible
+            sev = Severity.INFO
         line, col, end_line, end_col = self.key(node)
         f = Finding(
             rule=rule.CODE,
@@ -295,12 +307,22 @@ class _Walker:
                 self.walk(child)
             ctx.parents.pop()
             return
-        self._handlers(t, node)
+        if t in self.dispatch:
+            self._handlers(t, node)
         if t in _SKIP_CHILDREN:
             return
         ctx.parents.append(node)
-        for child in ast.iter_child_nodes(node):
-            self.walk(child)
+        walk = self.walk
+        AST = ast.AST
+        for name in node._fields:  # ast.iter_child_nodes without its generator overhead
+            value = getattr(node, name, None)
+            if isinstance(value, AST):
+                if type(value) not in _LEAVES:
+                    walk(value)
+            elif type(value) is list:
+                for item in value:
+                    if isinstance(item, AST) and type(item) not in _LEAVES:
+                        walk(item)
         ctx.parents.pop()
         if t is ast.Assign:
             for target in node.targets:  # type: ignore[attr-defined]
@@ -355,12 +377,14 @@ class _Walker:
         ctx.functions.append(fn)
         if graph:
             ctx._graph.append((graph, len(infer.scopes) - 1))
+            ctx._graph_in_function.append(cls_kind == "function" and graph == RECORDED)
         ctx.parents.append(fn)
         for stmt in fn.body:
             self.walk(stmt)
         ctx.parents.pop()
         if graph:
             ctx._graph.pop()
+            ctx._graph_in_function.pop()
         ctx.functions.pop()
         infer.pop()
 

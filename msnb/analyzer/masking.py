@@ -20,7 +20,7 @@ __all__ = ["mask", "unmask", "cell_magic", "PYTHON_CELL_MAGICS", "MARKER"]
 MARKER = "msnb-masked"
 _MARK_RE = re.compile(r"#\s*" + MARKER + r":(\d+)\s*$")
 _ASSIGN_MAGIC = re.compile(r"^(\s*)([A-Za-z_][\w.,\s]*?)\s*=\s*[!%]")
-_HELP = re.compile(r"^\s*[\w.\[\]()'\"]+\?\??\s*$|^\s*\?\??[\w.]+\s*$")
+_HELP = re.compile(r"^\s*[\w.\[\]()'\"*]+\?\??\s*$|^\s*\?\??[\w.*]+\s*$")  # ``torch.*Tensor?`` too
 
 #: Cell magics whose body is Python that msnb should analyze.
 PYTHON_CELL_MAGICS = frozenset(

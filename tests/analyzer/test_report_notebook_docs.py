@@ -27,6 +27,7 @@ def test_render_text_and_html():
     assert html.count('<li class="msnb-finding') == len(findings)
     assert "MSN201" in html and "msnb-error" in html and "msnb-info" in html
     assert "<b>')" not in html  # user code is escaped
+    assert "<code>.add_()</code>" in html and "`" not in html.split("title=")[0]  # backticks become code
     assert render_text([]) == "" and render_html([]) == ""
     assert render_text(findings, prefix="nb.ipynb:cell 2").splitlines()[0].startswith("nb.ipynb:cell 2:2:5: ")
 

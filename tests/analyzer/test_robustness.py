@@ -54,7 +54,7 @@ LINES = st.sampled_from(["import torch", "x = torch.ones(3).cuda()", "%time y = 
                          "y = x.max(dim=0).values", "torch.cuda.ipc_collect()", "\x00", "'''", "x = " + "-" * 300 + "1"])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.lists(LINES, max_size=12), st.sampled_from(["\n", "\r\n", "\r"]), st.sampled_from(["pynative", "graph"]))
 def test_fuzz_analyze_and_fix_never_raise_and_keep_line_endings(lines, nl, mode):
     src = nl.join(lines) + nl
@@ -67,7 +67,7 @@ def test_fuzz_analyze_and_fix_never_raise_and_keep_line_endings(lines, nl, mode)
         assert not any(o in out.replace(nl, "") for o in others if o != "\r\n")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.text(max_size=300), st.sampled_from(["pynative", "graph"]))
 def test_fuzz_arbitrary_text(src, mode):
     assert isinstance(analyze(src, mode=mode), list)

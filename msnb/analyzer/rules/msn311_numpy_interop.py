@@ -22,7 +22,20 @@ _CONVERTING_NUMPY = frozenset({"numpy.array", "numpy.asarray", "numpy.save", "nu
 #: NumPy reductions that call the tensor's own method with ``axis=``, which
 #: torch tensors (PyTorch's and msnb's) refuse.
 _FAILING_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "std", "var", "prod", "amax", "amin", "any", "all",
-                                 "cumsum", "cumprod", "ptp"})
+                                 "ptp"})
+#: NumPy functions that hand a PyTorch tensor back as a tensor (through the
+#: tensor's own method) but give an ndarray for an msnb tensor; NumPy's
+#: ufuncs (``np.exp``, ``np.sqrt``...) do the same through ``__array_wrap__``.
+#: Measured side by side; other NumPy functions return an ndarray for both.
+_TENSOR_RETURNING = frozenset({"clip", "transpose", "argmax", "argmin", "reshape", "cumsum", "cumprod"})
+
+
+def _returns_tensor_on_pytorch(name: str) -> bool:
+    if name in _TENSOR_RETURNING:
+        return True
+    import numpy
+
+    return isinstance(getattr(numpy, name, None), numpy.ufunc)
 
 
 class NumpyInterop(Rule):
@@ -59,6 +72,8 @@ class NumpyInterop(Rule):
         Valid("import torch\nimport numpy as np\nx = torch.ones(3)\na = np.asarray(x.numpy())\n"),
         Valid("import numpy as np\nm = np.mean(np.arange(3))\n"),
         Valid("import torch\nimport numpy as np\nx = torch.ones(3)\nm = np.exp(x.numpy())\n"),
+        # an ndarray for PyTorch's tensors too: nothing differs
+        Valid("import torch\nimport numpy as np\nx = torch.ones(3)\nr = np.roll(x, 1)\ns = np.sort(x)\n"),
     ]
     INVALID = [
         Invalid("import torch\nimport numpy as np\nimg = torch.rand(8, 8)\nnp.save('a.npy', img * 255)\n", line=4,
@@ -91,7 +106,7 @@ class NumpyInterop(Rule):
                            message=f"`{q}` of a tensor raises TypeError (in PyTorch too: NumPy passes `axis=`)",
                            suggestion=f"Use the tensor method (`{ctx.segment(arg)}.{q.rpartition('.')[2]}()`) "
                                       "or convert first with `.numpy()`.")
-            elif q.startswith("numpy."):
+            elif q.startswith("numpy.") and q.count(".") == 1 and _returns_tensor_on_pytorch(q[6:]):
                 ctx.report(arg, severity=Severity.WARNING,
                            message=f"`{q}` of a tensor returns a NumPy array on msnb; PyTorch returns a tensor",
                            suggestion=f"Use the torch function, or convert explicitly: `{q.replace('numpy', 'np', 1)}"

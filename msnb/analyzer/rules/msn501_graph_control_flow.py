@@ -67,7 +67,8 @@ class GraphControlFlow(Rule):
         Invalid("import torch\nclass Clamp(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
                 "        return x if x.any() else x + 1\n"
                 "class Net(torch.nn.Module):\n    def forward(self, x):\n        return Clamp.apply(x * 2)\n"
-                "net = Net()\nfor _ in range(3):\n    out = net(torch.ones(2, 3))\n", line=5, col=21, mode="graph"),
+                "net = Net()\nfor _ in range(3):\n    out = net(torch.ones(2, 3))\n", line=5, col=21, mode="graph",
+                severity=Severity.INFO),
         Invalid("import mindspore as ms\nimport torch\n@ms.jit\ndef f(x: torch.Tensor):\n"
                 "    if x.sum() > 0:\n        x = -x\n    return x\ny = f(torch.ones(2))\n", line=5, col=8, mode="graph",
                 severity=Severity.INFO),
