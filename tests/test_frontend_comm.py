@@ -108,3 +108,17 @@ def test_unregister_closes_comms_and_removes_the_target(frontend, ip):
         assert frontend.sent[-1]["type"] == "comm_close"
     finally:
         frontend_comm.register(ip)
+
+
+def test_panel_and_toolbar_stay_in_step(frontend):
+    """The ipywidgets panel and the toolbar share the settings: each sees the other's change."""
+    from msnb.widgets.panel import ControlPanel
+
+    panel = ControlPanel(ascend=False)
+    try:
+        panel.amp.value = "O3"
+        assert frontend.last["state"]["amp"] == "O3"
+        frontend.from_frontend({"action": "set", "changes": {"mode": "graph"}})
+        assert panel.mode.value == "graph"
+    finally:
+        panel.close()

@@ -25,14 +25,17 @@ def test_labextension_paths_point_at_built_assets():
 
 
 def test_jupyter_lists_both_extensions_enabled(python, tmp_path):
-    env_home = f"import os; os.environ.update(HOME={str(tmp_path)!r}, JUPYTER_CONFIG_DIR={str(tmp_path)!r})"
-    lab = python("-c", f"{env_home}\nfrom jupyterlab.labextensions import ListLabExtensionsApp\n"
-                       "ListLabExtensionsApp.launch_instance(argv=[])")
-    plain = re.sub(r"\x1b\[[0-9;]*m", "", lab.stdout + lab.stderr)
+    """What ``jupyter labextension list`` and ``jupyter server extension list`` print (one child process)."""
+    script = (
+        f"import os; os.environ.update(HOME={str(tmp_path)!r}, JUPYTER_CONFIG_DIR={str(tmp_path)!r})\n"
+        "from jupyterlab.labextensions import ListLabExtensionsApp\n"
+        "from jupyter_server.extension.serverextension import ListServerExtensionsApp\n"
+        "for cls in (ListLabExtensionsApp, ListServerExtensionsApp):\n"
+        "    app = cls(); app.initialize([]); app.start()\n")
+    out = python("-c", script)
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out.stdout + out.stderr)
+    assert out.returncode == 0, plain
     assert re.search(r"^\s+msnb v0\.1\.0 enabled OK", plain, re.M), plain
-    server = python("-c", f"{env_home}\nfrom jupyter_server.extension.serverextension import "
-                          "ListServerExtensionsApp\nListServerExtensionsApp.launch_instance(argv=[])")
-    plain = re.sub(r"\x1b\[[0-9;]*m", "", server.stdout + server.stderr)
     assert re.search(r"msnb\.server\s+enabled", plain) and re.search(r"msnb\.server\s+OK", plain), plain
 
 

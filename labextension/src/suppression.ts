@@ -3,6 +3,7 @@
  * `%%torch_on_ascend` magic define it (issue #14):
  *
  *   x = x.cuda()  # msnb: ignore[MSN101]          one line, codes comma-separated
+ *   x = x.cuda()  # msnb: ignore                  one line, every code
  *   %%torch_on_ascend --ignore MSN101,MSN301      the whole cell
  *
  * Writing goes through `ignoreOnLine` / `ignoreInCell`; `visibleFindings`
@@ -12,7 +13,7 @@
 
 import { IFinding, Severity } from './protocol';
 
-const LINE_COMMENT = /#\s*msnb:\s*ignore\[([^\]]*)\]/;
+const LINE_COMMENT = /#\s*msnb:\s*ignore(?:\[([^\]]*)\])?/i;
 const CELL_MAGIC = /^%%torch_on_ascend\b/;
 const IGNORE_FLAG = /(\s--ignore(?:=|\s+))([A-Za-z0-9_]+(?:\s*,\s*[A-Za-z0-9_]+)*)/;
 
@@ -28,14 +29,14 @@ export function hasTorchMagic(source: string): boolean {
   return CELL_MAGIC.test(source);
 }
 
-/** Codes ignored on each 1-based line, and codes ignored for the whole cell. */
-export function suppressions(source: string): { cell: Set<string>; lines: Map<number, Set<string>> } {
+/** Codes ignored on each 1-based line ('all' for a bare `# msnb: ignore`), and for the whole cell. */
+export function suppressions(source: string): { cell: Set<string>; lines: Map<number, Set<string> | 'all'> } {
   const lines = source.split('\n');
-  const byLine = new Map<number, Set<string>>();
+  const byLine = new Map<number, Set<string> | 'all'>();
   lines.forEach((text, i) => {
     const match = LINE_COMMENT.exec(text);
     if (match) {
-      byLine.set(i + 1, new Set(splitCodes(match[1])));
+      byLine.set(i + 1, match[1] === undefined ? 'all' : new Set(splitCodes(match[1]).map(c => c.toUpperCase())));
     }
   });
   const cell = new Set<string>();
@@ -62,7 +63,10 @@ export function ignoreOnLine(source: string, line: number, code: string): string
     return source;
   }
   const match = LINE_COMMENT.exec(text);
-  if (match) {
+  if (match && match[1] === undefined) {
+    return source; // a bare `# msnb: ignore` already ignores every code
+  }
+  if (match && match[1] !== undefined) {
     const codes = splitCodes(match[1]);
     if (codes.includes(code)) {
       return source;
@@ -115,6 +119,10 @@ export function visibleFindings(source: string, findings: readonly IFinding[], o
       shown.has(f.severity) &&
       !ignored.has(f.rule.toUpperCase()) &&
       !cell.has(f.rule) &&
-      !(lines.get(f.line)?.has(f.rule) ?? false)
+      !isIgnoredOnLine(lines.get(f.line), f.rule)
   );
+}
+
+function isIgnoredOnLine(codes: Set<string> | 'all' | undefined, rule: string): boolean {
+  return codes === 'all' || (codes?.has(rule.toUpperCase()) ?? false);
 }

@@ -62,10 +62,22 @@ describe('cell suppressions', () => {
     expect(ignoreInCell('x.cuda()', 'MSN101')).toBe('x.cuda()');
   });
 
+  it('reads a bare comment as every code, any case', () => {
+    const { lines } = suppressions('a  # msnb: ignore\nb  # MSNB: Ignore[msn101]');
+    expect(lines.get(1)).toBe('all');
+    expect([...((lines.get(2) as Set<string>) ?? [])]).toEqual(['MSN101']);
+    expect(ignoreOnLine('a  # msnb: ignore', 1, 'MSN101')).toBe('a  # msnb: ignore');
+    const shown = visibleFindings('a  # msnb: ignore\nb', [finding('MSN101', 1), finding('MSN201', 2)], {
+      ignoredRules: [],
+      severities: ['warning']
+    });
+    expect(shown.map(f => f.rule)).toEqual(['MSN201']);
+  });
+
   it('reads both kinds back', () => {
     const { cell, lines } = suppressions('%%torch_on_ascend --ignore=MSN201, MSN301\nx  # msnb: ignore[MSN101]');
     expect([...cell]).toEqual(['MSN201', 'MSN301']);
-    expect([...(lines.get(2) ?? [])]).toEqual(['MSN101']);
+    expect([...((lines.get(2) as Set<string>) ?? [])]).toEqual(['MSN101']);
   });
 });
 

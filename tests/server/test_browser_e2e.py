@@ -7,7 +7,8 @@ run the cell under ``%%torch_on_ascend``, switch the mode in the toolbar and
 see ``%msnb status`` in the kernel change; a magic changes the AMP level and
 the toolbar and status bar follow; the diagnostics panel jumps to a finding;
 "Apply all msnb fixes" (context menu) is undone; "Migrate this notebook"
-writes and opens ``demo_msnb.ipynb``.  Screenshots go to the test's output
+writes and opens ``demo_msnb.ipynb``; after a page reload the toolbar finds
+msnb already loaded in the kernel.  Screenshots go to the test's output
 folder (``tmp_path/screenshots``), printed at the end.
 
 ``make test`` installs Chromium (``.ci/install-browser.sh``); the Python
@@ -204,6 +205,12 @@ def test_diagnostics_fix_undo_run_and_toolbar(tmp_path, start_jupyter):
             expect(page.locator(".jp-Notebook .jp-MarkdownCell", has_text="Migrated to msnb")).to_have_count(1)
             page.screenshot(path=str(shots / "9-migrated.png"))
             assert (lab.root / "demo_msnb.ipynb").exists()
+
+            # 9. after a page reload the front end finds msnb already loaded in the kernel
+            page.reload()
+            page.wait_for_selector("#jupyterlab-splash", state="detached")
+            page.locator(".lm-TabBar-tab", has_text="demo.ipynb").first.click()
+            expect(status).to_have_text("msnb: CPU · graph · AMP O2")
         except Exception:
             page.screenshot(path=str(shots / "failure.png"))
             print(lab.log.read_text()[-4000:])
