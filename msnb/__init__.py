@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["load_ipython_extension", "unload_ipython_extension", "panel"]
+__all__ = ["load_ipython_extension", "unload_ipython_extension", "panel", "compare"]
 __version__ = "0.1.0"
 
 
@@ -35,3 +35,12 @@ def panel(**kwargs: Any) -> Any:
     from msnb.widgets import make_panel
 
     return make_panel(**kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    """``msnb.compare`` (a callable package, see :mod:`msnb.compare`) is imported on first use."""
+    if name == "compare":
+        import importlib
+
+        return importlib.import_module("msnb.compare")
+    raise AttributeError(f"module 'msnb' has no attribute {name!r}")

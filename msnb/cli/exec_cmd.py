@@ -23,6 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", metavar="FILE",
                         help="write what the run did (mode, graphs compiled, compile and step time, fallbacks) "
                              "to FILE as JSON")
+    parser.add_argument("--compare", nargs="?", const="table", choices=("table", "json"),
+                        help="also run the script under real PyTorch in another process and print where the "
+                             "numbers differ (=json: also write msnb-compare.json)")
     parser.add_argument("script", help="the Python file to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
 
@@ -41,7 +44,11 @@ def run(args: argparse.Namespace) -> int:
     run = report.record_start(options)
     error = None
     try:
-        run_script(runtime, args.script, args.args, options)
+        if getattr(args, "compare", None):
+            from msnb.compare import run_script_compared
+            run_script_compared(runtime, args.script, args.args, options, args.compare)
+        else:
+            run_script(runtime, args.script, args.args, options)
     except DeviceError as exc:
         print(f"msnb exec: {exc}", file=sys.stderr)
         error = exc

@@ -12,7 +12,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from msnb.settings import CHOICES
 
-__all__ = ["declare_flags", "parse_flags"]
+__all__ = ["declare_flags", "parse_flags", "compare_flag"]
 
 _FLAGS = (
     argument("-h", "--help", action="store_true", help="show this help and do nothing else"),
@@ -31,6 +31,15 @@ _FLAGS = (
         default=None,
         help="do not run msnb's analyzer on the cell first",
     ),
+    argument(
+        "--compare",
+        nargs="?",
+        const="table",
+        choices=("table", "json"),
+        default=None,
+        help="also run the cell under real PyTorch in another process and show where the numbers differ "
+        "(=json: also write the full table to msnb-compare.json)",
+    ),
 )
 
 
@@ -46,3 +55,8 @@ def parse_flags(magic: Callable, line: str) -> tuple[bool, dict[str, Any]]:
     args = parse_argstring(magic, line)
     flags = {name: getattr(args, name) for name in ("mode", "amp", "device", "verbose", "analyze")}
     return args.help, flags
+
+
+def compare_flag(magic: Callable, line: str) -> str | None:
+    """``--compare`` as given: None, ``"table"`` or ``"json"``."""
+    return parse_argstring(magic, line).compare

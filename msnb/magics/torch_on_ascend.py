@@ -9,7 +9,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
-from msnb.magics.flags import declare_flags, parse_flags
+from msnb.magics.flags import compare_flag, declare_flags, parse_flags
 from msnb.settings import settings
 
 __all__ = ["TorchOnAscendMagics"]
@@ -44,7 +44,10 @@ class TorchOnAscendMagics(Magics):
         if wants_help:
             print(self.torch_on_ascend.__doc__)
             return None
+        compare = compare_flag(self.torch_on_ascend, line)
         if cell is None:
+            if compare is not None:
+                raise UsageError("--compare applies to one cell: use it with %%torch_on_ascend")
             self._set_defaults(flags)
             return None
         from msnb.runtime.context import DeviceError
@@ -55,6 +58,10 @@ class TorchOnAscendMagics(Magics):
             raise UsageError(str(exc)) from None
         try:
             whole = f"%%torch_on_ascend {line}".rstrip() + "\n" + cell
+            if compare is not None:
+                from msnb.compare import run_cell_compared
+
+                return run_cell_compared(self.runtime, self.shell, cell, options, whole, compare)
             return self.runtime.run_cell(self.shell, cell, options, cell=whole)
         except DeviceError as exc:
             raise UsageError(str(exc)) from None
