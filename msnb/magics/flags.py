@@ -14,7 +14,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from msnb.settings import CHOICES
 
-__all__ = ["declare_flags", "parse_flags", "usage_text"]
+__all__ = ["declare_flags", "parse_flags", "usage_text", "compare_flag"]
 
 _FLAGS = (
     argument("-h", "--help", action="store_true", help="show this help and do nothing else"),
@@ -43,6 +43,15 @@ _FLAGS = (
         default=None,
         help="after the cell, a table of its torch calls: calls, time, where each ran; "
         "--profile=lines adds per-line times",
+    ),
+    argument(
+        "--compare",
+        nargs="?",
+        const="table",
+        choices=("table", "json"),
+        default=None,
+        help="also run the cell under real PyTorch in another process and show where the numbers differ "
+        "(=json: also write the full table to msnb-compare.json)",
     ),
 )
 
@@ -90,3 +99,8 @@ def usage_text(func: Callable, name: str | None = None) -> str:
     first = name + first[first.index(" "):] if " " in first else name
     indent = "\n" + " " * (len("usage: ") + len(name) + 1)
     return "usage: " + indent.join([first, *more]) + "\n\n" + rest
+
+
+def compare_flag(magic: Callable, line: str) -> str | None:
+    """``--compare`` as given: None, ``"table"`` or ``"json"``."""
+    return parse_argstring(magic, line).compare

@@ -9,7 +9,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
-from msnb.magics.flags import declare_flags, parse_flags, usage_text
+from msnb.magics.flags import compare_flag, declare_flags, parse_flags, usage_text
 from msnb.settings import settings
 
 __all__ = ["TorchOnAscendMagics"]
@@ -47,9 +47,12 @@ class TorchOnAscendMagics(Magics):
         if "ignore" in flags:  # a cell's --ignore adds to the session's (%msnb ignore)
             flags["ignore"] = tuple(sorted(set(settings.ignore) | set(flags["ignore"])))
         profile = flags.pop("profile")
+        compare = compare_flag(self.torch_on_ascend, line)
         if cell is None:
             if profile is not None:
                 raise UsageError("--profile applies to one cell: use it on a %%torch_on_ascend cell")
+            if compare is not None:
+                raise UsageError("--compare applies to one cell: use it with %%torch_on_ascend")
             self._set_defaults(flags)
             return None
         from msnb.runtime.context import DeviceError
@@ -60,6 +63,12 @@ class TorchOnAscendMagics(Magics):
             raise UsageError(str(exc)) from None
         try:
             whole = f"%%torch_on_ascend {line}".rstrip() + "\n" + cell
+            if compare is not None:
+                if profile is not None:
+                    raise UsageError("--compare and --profile cannot be combined: use one at a time")
+                from msnb.compare import run_cell_compared
+
+                return run_cell_compared(self.runtime, self.shell, cell, options, whole, compare)
             return self.runtime.run_cell(self.shell, cell, options, cell=whole, profile=profile)
         except DeviceError as exc:
             raise UsageError(str(exc)) from None

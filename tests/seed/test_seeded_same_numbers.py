@@ -8,7 +8,24 @@ import torch as real
 
 import msnb.adapter.torch as mt
 
-from .test_lockstep_with_pytorch import lenet, lstm_model
+from .test_lockstep_with_pytorch import lenet
+
+
+def lstm_model(torch):
+    """A small tagger: embedding (normal init), one LSTM layer (uniform init), linear head."""
+    nn = torch.nn
+
+    class Tagger(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(20, 8)
+            self.lstm = nn.LSTM(8, 12, batch_first=True)
+            self.head = nn.Linear(12, 5)
+
+        def forward(self, tokens):
+            out, _ = self.lstm(self.embed(tokens))
+            return self.head(out[:, -1])
+    return Tagger()
 
 
 def seeded_program(torch, make_model, make_data, steps=50, dropout=0.0):
@@ -16,7 +33,7 @@ def seeded_program(torch, make_model, make_data, steps=50, dropout=0.0):
     torch.manual_seed(0)
     net = make_model(torch)
     X, y = make_data(torch)
-    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(X, y), batch_size=8, shuffle=True)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(X, y), batch_size=4, shuffle=True)
     criterion = torch.nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(net.parameters(), lr=0.02, momentum=0.9)
     losses = []
@@ -36,11 +53,11 @@ def seeded_program(torch, make_model, make_data, steps=50, dropout=0.0):
 
 
 def lenet_data(torch):
-    return torch.randn(32, 3, 32, 32), torch.randint(0, 10, (32,))
+    return torch.randn(16, 3, 32, 32), torch.randint(0, 10, (16,))
 
 
 def lstm_data(torch):
-    return torch.randint(0, 20, (32, 6)), torch.randint(0, 5, (32,))
+    return torch.randint(0, 20, (16, 4)), torch.randint(0, 5, (16,))
 
 
 def test_seeded_lenet_50_steps_print_pytorchs_losses():

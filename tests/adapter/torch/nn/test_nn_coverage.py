@@ -16,6 +16,9 @@ DIRECT = {
     "torch.nn.utils.vector_to_parameters", "torch.nn.init.constant_", "torch.nn.init.ones_",
     "torch.nn.init.zeros_", "torch.nn.init.eye_", "torch.nn.init.dirac_", "torch.nn.init.calculate_gain",
     "torch.nn.init.orthogonal_",
+    # random layers and init draws compared value for value in ../random/test_diff_nn_random.py
+    "torch.nn.AlphaDropout", "torch.nn.FeatureAlphaDropout", "torch.nn.functional.alpha_dropout",
+    "torch.nn.functional.feature_alpha_dropout", "torch.nn.init.sparse_",
 }
 #: registry names that are not numeric layers, with the reason they are exempt here
 EXEMPT = {
@@ -29,7 +32,6 @@ EXEMPT = {
     "torch.nn.functional": "namespace", "torch.nn.init": "namespace", "torch.nn.utils": "namespace",
     "torch.nn.utils.clip_grad_norm": "deprecated alias of clip_grad_norm_",
     "torch.nn.init._calculate_fan_in_and_fan_out": "helper exercised by every default initialisation",
-    "torch.nn.init.sparse_": "random sparsity pattern: no distribution to compare beyond normal_",
 }
 
 

@@ -9,7 +9,7 @@ import torch as real
 
 import msnb.adapter.torch as mt
 
-SEEDS = [0, 3, 2024]
+SEEDS = [0, 2024]
 DTYPES = ["float32", "float64"]
 
 
@@ -28,7 +28,7 @@ def same(fn, seed, *, generator=False):
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("dt", DTYPES)
-@pytest.mark.parametrize("n", [1, 7, 15, 16, 17, 31, 32, 100, 1000])
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 33, 1000])
 def test_rand_randn(seed, dt, n):
     same(lambda t: t.rand(n, dtype=getattr(t, dt)), seed)
     same(lambda t: t.randn(n, dtype=getattr(t, dt)), seed)
