@@ -9,12 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-<<<<<<< HEAD
-__all__ = ["load_ipython_extension", "unload_ipython_extension", "panel", "_jupyter_labextension_paths",
-           "_jupyter_server_extension_points"]
-=======
-__all__ = ["load_ipython_extension", "unload_ipython_extension", "panel", "compare"]
->>>>>>> h/random
+__all__ = ["load_ipython_extension", "unload_ipython_extension", "panel", "compare",
+           "_jupyter_labextension_paths", "_jupyter_server_extension_points"]
 __version__ = "0.1.0"
 
 
@@ -46,7 +42,6 @@ def panel(**kwargs: Any) -> Any:
     return make_panel(**kwargs)
 
 
-<<<<<<< HEAD
 def _jupyter_labextension_paths() -> list[dict[str, str]]:
     """Where JupyterLab finds msnb's front-end extension (built into ``msnb/labextension``)."""
     return [{"src": "labextension", "dest": "msnb"}]
@@ -55,7 +50,8 @@ def _jupyter_labextension_paths() -> list[dict[str, str]]:
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
     """The jupyter_server extension serving ``/msnb/analyze`` and ``/msnb/fix``."""
     return [{"module": "msnb.server"}]
-=======
+
+
 def __getattr__(name: str) -> Any:
     """``msnb.compare`` (a callable package, see :mod:`msnb.compare`) is imported on first use."""
     if name == "compare":
@@ -63,4 +59,3 @@ def __getattr__(name: str) -> Any:
 
         return importlib.import_module("msnb.compare")
     raise AttributeError(f"module 'msnb' has no attribute {name!r}")
->>>>>>> h/random

@@ -23,17 +23,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", metavar="FILE",
                         help="write what the run did (mode, graphs compiled, compile and step time, fallbacks) "
                              "to FILE as JSON")
-<<<<<<< HEAD
     parser.add_argument("--profile", dest="profile", action="store_const", const="calls",
                         help="after the run, print a table of the torch calls made (calls, time, where each "
                              "ran) to stderr")
     parser.add_argument("--profile=lines", dest="profile", action="store_const", const="lines",
                         help="the same table and the time of each line of SCRIPT")
-=======
     parser.add_argument("--compare", nargs="?", const="table", choices=("table", "json"),
                         help="also run the script under real PyTorch in another process and print where the "
                              "numbers differ (=json: also write msnb-compare.json)")
->>>>>>> h/random
     parser.add_argument("script", help="the Python file to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
 
@@ -52,15 +49,14 @@ def run(args: argparse.Namespace) -> int:
     run = report.record_start(options)
     error = None
     try:
-<<<<<<< HEAD
-        run_script(runtime, args.script, args.args, options, profile=getattr(args, "profile", None))
-=======
         if getattr(args, "compare", None):
+            if getattr(args, "profile", None):
+                print("msnb exec: --compare and --profile cannot be combined", file=sys.stderr)
+                return 2
             from msnb.compare import run_script_compared
             run_script_compared(runtime, args.script, args.args, options, args.compare)
         else:
-            run_script(runtime, args.script, args.args, options)
->>>>>>> h/random
+            run_script(runtime, args.script, args.args, options, profile=getattr(args, "profile", None))
     except DeviceError as exc:
         print(f"msnb exec: {exc}", file=sys.stderr)
         error = exc
