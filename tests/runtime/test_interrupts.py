@@ -133,7 +133,7 @@ def interrupt_then_next_cell(km, client, flags: str, baseline: float) -> None:
     assert after.status == "ok" and "2.0" in after.text, after
 
 
-@pytest.mark.parametrize("launch, native_first", [("blocking", False), ("async", True)])
+@pytest.mark.parametrize("launch, native_first", [("blocking", False), ("async", False), ("async", True), ("blocking", True)])
 def test_interrupt_in_pynative_and_graph_mode(launch, native_first):
     with kernel({"MSNB_LAUNCH": launch}) as (km, client):
         if native_first:
