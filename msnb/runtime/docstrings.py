@@ -47,6 +47,19 @@ def _text(public: str, obj: object) -> str:
             "``python -m msnb.adapter.support --markdown``.")
 
 
+def _document_methods(cls: type, public: str) -> int:
+    """Public methods ``cls`` defines itself (``torch.Tensor.add``) without a docstring."""
+    count = 0
+    for attr, value in list(vars(cls).items()):
+        if attr.startswith("_") or not inspect.isfunction(value) or value.__doc__:
+            continue
+        if not (value.__module__ or "").startswith("msnb.adapter."):
+            continue
+        value.__doc__ = _text(f"{public}.{attr}", value)
+        count += 1
+    return count
+
+
 def document(module: types.ModuleType) -> int:
     """Give ``module``'s public adapter functions and classes without a
     docstring a PyTorch-style one (once per module); returns how many."""
@@ -55,6 +68,7 @@ def document(module: types.ModuleType) -> int:
         return 0
     _DONE.add(name)
     count = 0
+    classes: list[tuple[type, str]] = []
     names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
     for attr in names:
         obj = getattr(module, attr, None)
@@ -62,13 +76,16 @@ def document(module: types.ModuleType) -> int:
             continue
         if not (getattr(obj, "__module__", "") or "").startswith("msnb.adapter."):
             continue
-        if obj.__doc__:
-            continue
-        try:
-            obj.__doc__ = _text(public_name(name, attr), obj)
-        except (AttributeError, TypeError):  # a class whose __doc__ cannot be set
-            continue
-        count += 1
+        if not obj.__doc__:
+            try:
+                obj.__doc__ = _text(public_name(name, attr), obj)
+            except (AttributeError, TypeError):  # a class whose __doc__ cannot be set
+                continue
+            count += 1
+        if isinstance(obj, type):
+            classes.append((obj, public_name(name, attr)))
+    for cls, public in classes:  # after the functions: torch.Tensor.abs is torch.abs
+        count += _document_methods(cls, public)
     for value in list(vars(module).values()):  # submodules already imported (torch.nn, ...)
         if isinstance(value, types.ModuleType) and value.__name__.startswith(name + "."):
             count += document(value)

@@ -91,6 +91,9 @@ def test_every_public_object_has_a_pytorch_style_docstring():
 
     doc = mt.abs.__doc__
     assert doc.startswith("torch.abs(input") and "MindSpore" in doc
+    undocumented = [n for n, v in vars(mt.Tensor).items()
+                    if not n.startswith("_") and inspect.isfunction(v) and not inspect.getdoc(v)]
+    assert not undocumented, undocumented
 
 
 def test_module_tooltips_do_not_show_mindsporess_cell_init(ip):
