@@ -6,25 +6,45 @@ Other parts of msnb add subcommands (``explain``, ``panel``, ``fix``) with
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 
-__all__ = ["MsnbMagics", "SUBCOMMANDS", "subcommand"]
+__all__ = ["MsnbMagics", "SUBCOMMANDS", "help_text", "subcommand"]
 
 #: name -> handler(magics, rest of the line); see :func:`subcommand`.
 SUBCOMMANDS: dict[str, Callable[["MsnbMagics", str], Any]] = {}
 
 
-def subcommand(name: str) -> Callable:
-    """Register ``handler(magics, args)`` as ``%msnb NAME ARGS``."""
+def subcommand(name: str, usage: str = "") -> Callable:
+    """Register ``handler(magics, args)`` as ``%msnb NAME ARGS``; ``usage`` is the
+    ARGS part of ``%msnb NAME --help`` (the handler's docstring follows it)."""
 
     def register(handler: Callable[["MsnbMagics", str], Any]) -> Callable:
         SUBCOMMANDS[name] = handler
+        handler.__msnb_usage__ = usage
         return handler
 
     return register
+
+
+def _is_help(args: str) -> bool:
+    return args.strip() in ("-h", "--help")
+
+
+def help_text(name: str | None = None) -> str:
+    """``--help`` of ``%msnb`` (``name`` None) or of one subcommand."""
+    if name is None:
+        rows = [f"  {n:<10}{inspect.getdoc(h).splitlines()[0] if inspect.getdoc(h) else ''}"
+                for n, h in sorted(SUBCOMMANDS.items())]
+        return "usage: %msnb SUBCOMMAND [ARGS]\n\nsubcommands:\n" + "\n".join(rows) + \
+            "\n\n%msnb SUBCOMMAND --help shows one in full."
+    handler = SUBCOMMANDS[name]
+    usage = getattr(handler, "__msnb_usage__", "")
+    return (f"usage: %msnb {name}" + (f" {usage}" if usage else "") + "\n\n" +
+            (inspect.getdoc(handler) or "") + "\n")
 
 
 @subcommand("status")
@@ -36,7 +56,7 @@ def _status(magics: "MsnbMagics", args: str) -> None:
         print(f"{key + ':':11}{value}")
 
 
-@subcommand("explain")
+@subcommand("explain", "[--reset]")
 def _explain(magics: "MsnbMagics", args: str) -> None:
     """Graph mode: graphs compiled, and every part that ran in PyNative with why and where
     (``--reset`` then forgets them, to start a fresh count)."""
@@ -152,9 +172,12 @@ class MsnbMagics(Magics):
         """msnb commands: %msnb status, explain, panel, fix, analyze, ignore (all are listed by %msnb)."""
         name, _, rest = line.strip().partition(" ")
         names = ", ".join(sorted(SUBCOMMANDS))
-        if not name:
-            print(f"usage: %msnb SUBCOMMAND  (one of: {names})")
+        if not name or _is_help(name):
+            print(help_text())
             return None
         if name not in SUBCOMMANDS:
             raise UsageError(f"unknown %msnb subcommand {name!r}; one of: {names}")
+        if _is_help(rest):
+            print(help_text(name))
+            return None
         return SUBCOMMANDS[name](self, rest)

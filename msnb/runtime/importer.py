@@ -84,7 +84,11 @@ class AdapterFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             package.__path__ = []
             setattr(package, _MARK, True)
             return package
-        return sys.modules[target_name]
+        module = sys.modules[target_name]
+        from msnb.runtime.docstrings import document
+
+        document(module)
+        return module
 
     def exec_module(self, module):
         """Nothing to run: the adapter module is already imported."""
@@ -143,10 +147,10 @@ def _adapter_twin(value: object, module_name: str) -> object | None:
     if isinstance(value, types.ModuleType):
         return module
     found = module
-    for part in getattr(value, "__qualname__", "").split("."):
+    for part in (getattr(value, "__qualname__", "") or "").split("."):
         found = getattr(found, part, None)
-        if found is None:
-            return None
+        if found is None:  # e.g. real torch.ones is _VariableFunctionsClass.ones: try its plain name
+            return getattr(module, getattr(value, "__name__", "") or "", None)
     return found
 
 

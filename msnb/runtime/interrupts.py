@@ -92,6 +92,7 @@ class InterruptGuard:
         global _PYTHON_TRAMPOLINE
         _PYTHON_TRAMPOLINE = _reinstall_python_sigint()
         self._saved_term = signal.getsignal(signal.SIGTERM)
+        self._pid = os.getpid()
         signal.signal(signal.SIGTERM, self._on_sigterm)
         self._active = True
         return self
@@ -106,6 +107,10 @@ class InterruptGuard:
     def _on_sigterm(self, signum: int, frame: Any) -> None:
         """SIGTERM during the cell: MindSpore's interrupt, or a real terminate."""
         __tracebackhide__ = True
+        if os.getpid() != self._pid:  # a forked child (DataLoader worker): SIGTERM ends it as usual
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
         mindspore_holds_sigint = _c_handler(signal.SIGINT) != _PYTHON_TRAMPOLINE
         now = time.monotonic()
         if mindspore_holds_sigint and now - self._converted_at > _SECOND_SIGTERM_SECONDS:

@@ -54,6 +54,17 @@ def hidden_file(filename: str, dirs: tuple[str, ...] | None = None) -> bool:
     return path.startswith(dirs if dirs is not None else hidden_dirs())
 
 
+def _library_file(filename: str) -> bool:
+    """Standard library or installed packages (not the user's own files)."""
+    if filename.startswith("<"):
+        return filename.startswith("<frozen ")
+    path = os.path.abspath(filename)
+    return path.startswith(_LIBRARY_DIRS)
+
+
+_LIBRARY_DIRS = tuple({os.path.abspath(p) + os.sep for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)})
+
+
 def _frames(tb: types.TracebackType | None) -> Iterator[types.TracebackType]:
     while tb is not None:
         yield tb
@@ -71,7 +82,13 @@ def user_traceback(tb: types.TracebackType | None, start: str | None = None) -> 
                 entries = entries[i:]
                 break
     dirs = hidden_dirs()
-    kept = [e for e in entries if not hidden_file(e.tb_frame.f_code.co_filename, dirs)]
+    kept, below_hidden = [], False
+    for entry in entries:
+        name = entry.tb_frame.f_code.co_filename
+        if hidden_file(name, dirs):
+            below_hidden = True
+        elif not (below_hidden and _library_file(name)):  # stdlib called by MindSpore is not the user's
+            kept.append(entry)
     if not kept:
         return tb
     new = None

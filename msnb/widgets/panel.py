@@ -167,6 +167,30 @@ class ControlPanel(W.VBox):
     def _refresh_status(self, rep: run_report.RunReport | None) -> None:
         self.status.value = render_report(rep)
 
+    # --- what a saved notebook shows where widgets are not live ------------------------------
+    def summary(self) -> str:
+        """One line: the settings the panel shows, and the last cell's outcome."""
+        values = self.settings.snapshot()
+        head = (f"msnb panel: mode={values['mode']} amp={values['amp']} device={values['device']} "
+                f"analyzer={'on' if values['analyze'] else 'off'}")
+        rep = run_report.last()
+        if rep is None:
+            return head + "; no %%torch_on_ascend cell has run yet"
+        outcome = "ok" if rep.ok else f"failed ({rep.error})"
+        return head + f"; last cell: {rep.mode} on {rep.target or rep.device}, {_seconds(rep.wall_time)}, {outcome}"
+
+    def __repr__(self) -> str:
+        return self.summary()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        """The widget view, plus readable text and HTML for saved notebooks,
+        nbconvert and other front ends without live widgets."""
+        bundle = dict(super()._repr_mimebundle_(**kwargs) or {})
+        bundle["text/plain"] = self.summary()
+        bundle["text/html"] = f"<div class='msnb-panel'><b>msnb panel</b> (static copy: run the cell to use it)" \
+                              f"<p>{html.escape(self.summary())}</p>{render_report(run_report.last())}</div>"
+        return bundle
+
     def close(self) -> None:
         """Stop listening, then close the widgets."""
         self.settings.unobserve(self._on_settings)

@@ -4,6 +4,7 @@ One kernel per notebook; each notebook covers several points at once to keep
 the suite fast.
 """
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -65,8 +66,10 @@ def test_failing_magic_cell_fails_the_notebook_and_kernel_state_is_restored(tmp_
     assert text_of(cells[3]).split() == [text_of(cells[1]).strip(), "1"]
     error = [o for o in cells[4].outputs if o.output_type == "error"]
     assert len(error) == 1 and error[0].ename == "ValueError"
-    traceback = "\n".join(error[0].traceback)
+    traceback = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(error[0].traceback))
     assert "raise ValueError('boom in cell')" in traceback and "line 4" in traceback
+    assert f"Cell In[{cells[4].execution_count}], line 4" in traceback  # its own number, first frame
+    assert "run_cell_magic" not in traceback and "msnb/" not in traceback
     assert cells[5].outputs == []
 
 

@@ -136,6 +136,11 @@ def to_ms_operand(x):
     """Python scalars stay scalars; tensors pass through; numpy/lists become tensors."""
     if isinstance(x, (int, float, bool, TensorPy)):
         return x
+    if type(x).__module__.partition(".")[0] == "torch":  # real PyTorch's tensor (or module), not msnb's
+        raise TypeError(
+            f"msnb: an operand is real PyTorch's {type(x).__module__}.{type(x).__qualname__} (made outside a "
+            "%%torch_on_ascend cell); msnb's ops take msnb tensors: create it in a magic cell, or convert it "
+            "with torch.from_numpy(t.detach().numpy())")
     from ._ops.creation import tensor
     return tensor(x)
 

@@ -91,6 +91,8 @@ class Module(ms.nn.Cell):
     _version = 1
 
     def __init__(self, *args, **kwargs):
+        """Initialize the module's state: parameters, buffers and submodules (as
+        ``torch.nn.Module.__init__``; subclasses' ``__init__`` without a docstring show this)."""
         ms.nn.Cell.__init__(self)
         d = self.__dict__
         d["training"] = True
