@@ -2,7 +2,7 @@
 
 A child process trains the benchmark's small MLP with Adam
 (``benchmarks/memory_growth.py``) and measures between step 50 and step
-300: Python heap growth (``tracemalloc``), growth of gc-tracked object
+200: Python heap growth (``tracemalloc``), growth of gc-tracked object
 counts, and RSS.  msnb's own graph nodes, optimizer state, metadata and
 hooks must not pile up: the Python heap may grow < 1 MB and object counts
 < 300.  RSS is bounded loosely (< 50 KB/step): MindSpore 2.10's own kernels
@@ -38,11 +38,11 @@ for _ in range(50):
 tracemalloc.start()
 step().item()
 c0, h0, r0 = counts(), tracemalloc.get_traced_memory()[0], psutil.Process().memory_info().rss
-for _ in range(250):
+for _ in range(150):
     loss = step()
 loss.item()
 c1, h1, r1 = counts(), tracemalloc.get_traced_memory()[0], psutil.Process().memory_info().rss
-print(json.dumps({"objects": c1 - c0, "heap": h1 - h0, "rss_per_step": (r1 - r0) / 250}))
+print(json.dumps({"objects": c1 - c0, "heap": h1 - h0, "rss_per_step": (r1 - r0) / 150}))
 """
 
 
