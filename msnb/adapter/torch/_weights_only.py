@@ -120,8 +120,6 @@ class _Mark:
     pass
 
 
-
-
 class WeightsUnpickler:
     """Unpickle ``data`` (bytes) allowing only weights.
 

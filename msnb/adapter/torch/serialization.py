@@ -24,7 +24,6 @@ import contextlib
 import io
 import os
 import pickle
-
 import struct
 import warnings
 import zipfile
@@ -44,6 +43,7 @@ _DTYPE_NAMES = {"float16", "half", "bfloat16", "float32", "float", "float64", "d
                 "short", "int32", "int", "int64", "long", "uint8", "bool", "complex64", "complex128",
                 "cfloat", "cdouble"}
 
+
 # --------------------------------------------------------------------------- save
 class _Global:
     """Stand-in pickled as ``GLOBAL module name`` (no import of ``module``)."""
@@ -57,6 +57,7 @@ class _Global:
     def __call__(self, *args, **kwargs):  # pickle wants reduce callables to be callable
         raise TypeError(f"{self!r} is a pickling stand-in, not callable")
 
+
 _G_REBUILD_V2 = _Global("torch._utils", "_rebuild_tensor_v2")
 _G_REBUILD_PARAM = _Global("torch._utils", "_rebuild_parameter")
 _G_STORAGE = {name: _Global("torch", name) for name in _STORAGES}
@@ -64,9 +65,11 @@ _G_DTYPE = {name: _Global("torch", name) for name in _DTYPE_NAMES}
 _G_SIZE = _Global("torch", "Size")
 _G_DEVICE = _Global("torch", "device")
 
+
 class _StorageRef:
     def __init__(self, key: str, storage_name: str, numel: int):
         self.key, self.storage_name, self.numel = key, storage_name, numel
+
 
 class _PlainTensor:
     """A tensor's data as ``_rebuild_tensor_v2`` arguments (used for the param's inner tensor)."""
@@ -74,12 +77,14 @@ class _PlainTensor:
     def __init__(self, ref, shape):
         self.ref, self.shape = ref, shape
 
+
 def _contiguous_strides(shape):
     strides, acc = [], 1
     for n in reversed(shape):
         strides.append(acc)
         acc *= max(int(n), 1)
     return tuple(reversed(strides))
+
 
 def _tensor_bytes(t):
     """(storage class name, raw little-endian bytes, numel) of a contiguous copy of ``t``."""
@@ -92,6 +97,7 @@ def _tensor_bytes(t):
     if arr.dtype.byteorder == ">":
         arr = arr.byteswap().view(arr.dtype.newbyteorder("<"))
     return _STORAGE_OF[dt], arr.tobytes(), int(arr.size)
+
 
 class _TorchPickler(pickle._Pickler):  # pure-Python pickler: lets us write GLOBAL opcodes by name
     def __init__(self, file, records):
@@ -160,6 +166,7 @@ class _TorchPickler(pickle._Pickler):  # pure-Python pickler: lets us write GLOB
             return
         super().save(obj, save_persistent_id)
 
+
 def _write_record(zf: zipfile.ZipFile, name: str, data: bytes, align: int = 64):
     info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
     info.compress_type = zipfile.ZIP_STORED
@@ -168,6 +175,7 @@ def _write_record(zf: zipfile.ZipFile, name: str, data: bytes, align: int = 64):
     pad = (-(offset + header + 4)) % align
     info.extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
     zf.writestr(info, data)
+
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
          _disable_byteorder_record=False):
@@ -183,6 +191,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
             _save(obj, fh, prefix)
     else:
         _save(obj, f, "archive")
+
 
 def _save(obj, fh, prefix):
     records: dict = {}
@@ -203,11 +212,13 @@ def _save(obj, fh, prefix):
                       str(int.from_bytes(os.urandom(16), "little")).zfill(40)[:40].encode())
     fh.write(out.getvalue())
 
+
 # --------------------------------------------------------------------------- load
 _UNSAFE_HINT = ("Re-running torch.load with weights_only=False would likely succeed, but it can run arbitrary "
                 "code from the file: do it only if you got the file from a trusted source.")
 _TRUE = ("1", "y", "yes", "true")
 _DTYPE_OF_NAME = {name: getattr(D, name) for name in _DTYPE_NAMES}
+
 
 def _set_state(t, state):
     """Attributes a tensor carried (PyTorch's ``_set_obj_state``), never msnb's own."""
@@ -228,6 +239,7 @@ def _set_state(t, state):
             setattr(t, k, v)
     return t
 
+
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
                        metadata=None):
     t = CK.rebuild_tensor(storage, storage_offset, size, stride)
@@ -237,6 +249,7 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
         t.requires_grad_(True)
     return t
 
+
 def _rebuild_parameter(data, requires_grad, backward_hooks=None):
     from ._tensor import Tensor
     from .nn.parameter import Parameter
@@ -245,11 +258,14 @@ def _rebuild_parameter(data, requires_grad, backward_hooks=None):
         raise RuntimeError("msnb torch.load: bad storage record: a Parameter's data is not a tensor of the file")
     return Parameter(data, requires_grad=requires_grad)
 
+
 def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
     return _set_state(_rebuild_parameter(data, requires_grad, backward_hooks), state)
 
+
 _REBUILDERS = {"_rebuild_tensor_v2": _rebuild_tensor_v2, "_rebuild_parameter": _rebuild_parameter,
                "_rebuild_parameter_with_state": _rebuild_parameter_with_state}
+
 
 def _rebuild_from_type_v2(func, new_type, args, state):
     from ._tensor import Tensor
@@ -262,6 +278,7 @@ def _rebuild_from_type_v2(func, new_type, args, state):
         raise pickle.UnpicklingError(f"msnb torch.load: tensor subclass {new_type!r:.80} is not supported by "
                                      "msnb yet")
     return _set_state(func(*args), state)
+
 
 def _torch_global(module: str, name: str):
     """(msnb object, callable from the file?) for an allowed ``torch.*`` global, or None."""
@@ -280,6 +297,7 @@ def _torch_global(module: str, name: str):
         from .nn.parameter import Parameter
         return Parameter, False
     return None
+
 
 class _TrustedUnpickler(pickle.Unpickler):
     """``weights_only=False``: any global (the user trusts the file), torch names mapped to msnb."""
@@ -306,12 +324,14 @@ class _TrustedUnpickler(pickle.Unpickler):
             raise pickle.UnpicklingError(f"persistent_load id must be tuple, but got {type(pid)}")
         return CK.storage_from_pid(self._archive, pid, self._seen)
 
+
 def _weights_only_message(msg):
     return f"Weights only load failed. {_UNSAFE_HINT}\n\nWeightsUnpickler error: {msg}"
 
 # what a corrupt pickle can raise inside the unpickler: reported, never passed on raw
 _CORRUPT = (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError, EOFError, struct.error,
             UnicodeError, LookupError, ImportError, RecursionError)
+
 
 def _resolve_weights_only(weights_only, pickle_module):
     not_set = weights_only is None
@@ -332,6 +352,7 @@ def _resolve_weights_only(weights_only, pickle_module):
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     return bool(weights_only)
+
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, from_torch=False,
          **pickle_load_args):
@@ -360,12 +381,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         f = io.BytesIO(f.read())
     return _load(f, "<file object>", weights_only, False, encoding, pickle_load_args)
 
+
 def _load(fh, name, weights_only, use_mmap, encoding, pickle_load_args):
     archive = CK.open_archive(fh, name, use_mmap)
+    seen = {}  # storage key -> FileStorage; cleared before the archive closes (frees mmap views)
     try:
         member = f"{archive.prefix}/data.pkl"
         data = archive.read(member)
-        seen = {}
         try:
             if weights_only:
                 return WO.WeightsUnpickler(
@@ -382,7 +404,9 @@ def _load(fh, name, weights_only, use_mmap, encoding, pickle_load_args):
             err = f"msnb torch.load: {name}: corrupt member {member} ({detail})"
             raise pickle.UnpicklingError(_weights_only_message(err) if weights_only else err) from None
     finally:
+        seen.clear()
         CK.close_quietly(archive)
+
 
 # --------------------------------------------------------------------------- safe globals
 def add_safe_globals(safe_globals):
@@ -390,13 +414,16 @@ def add_safe_globals(safe_globals):
     they can be called and their instances can have state set."""
     WO.add_safe_globals(safe_globals)
 
+
 def get_safe_globals():
     """The user-added globals that are safe for ``weights_only`` load."""
     return WO.get_safe_globals()
 
+
 def clear_safe_globals():
     """Clear the user-added globals for ``weights_only`` load."""
     WO.clear_safe_globals()
+
 
 class safe_globals(contextlib.ContextDecorator):
     """Context manager adding ``safe_globals`` for ``weights_only`` load while it is open."""
@@ -409,6 +436,7 @@ class safe_globals(contextlib.ContextDecorator):
 
     def __exit__(self, *exc):
         WO.remove_safe_globals(self.safe_globals)
+
 
 def get_unsafe_globals_in_checkpoint(f):
     """The ``module.name`` globals in a checkpoint that ``weights_only`` load would refuse."""

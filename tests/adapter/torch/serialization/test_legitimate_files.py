@@ -134,3 +134,24 @@ def test_state_dict_metadata_and_parameter(tmp_path):
     assert isinstance(out["sd"], collections.OrderedDict)
     assert out["sd"]._metadata == sd._metadata
     assert isinstance(out["p"], torch.nn.Parameter) and out["p"].requires_grad
+
+
+def test_big_endian_file_loads(tmp_path):
+    """A checkpoint whose ``byteorder`` record says big-endian is byte-swapped on load."""
+    import zipfile
+
+    src = _save(tmp_path, {"f": real_torch.tensor([1.5, -2.0]), "i": real_torch.tensor([1, 256])}, "le.pt")
+    dst = tmp_path / "be.pt"
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename.endswith("/byteorder"):
+                data = b"big"
+            elif "/data/" in info.filename:
+                item = 4 if info.file_size == 8 else 8  # the float32 record is 8 bytes, the int64 one 16
+                data = np.frombuffer(data, dtype=f"<{'f' if item == 4 else 'i'}{item}").astype(
+                    f">{'f' if item == 4 else 'i'}{item}").tobytes()
+            zout.writestr(info.filename, data)
+    out = torch.load(dst)
+    np.testing.assert_array_equal(out["f"].numpy(), [1.5, -2.0])
+    np.testing.assert_array_equal(out["i"].numpy(), [1, 256])

@@ -1,8 +1,9 @@
 """``DataLoader`` with PyTorch semantics, including real worker processes.
 
 Workers (``num_workers > 0``) are forked processes (``spawn`` where fork is
-unavailable).  MindSpore kernels hang in a forked child, so workers only call
-``dataset[i]`` and ship samples as numpy; the main process rebuilds adapter
+unavailable).  Under MindSpore's asynchronous launch kernels hang in a forked
+child (synchronous launch, msnb's default on small CPU hosts, is fine), so
+workers only call ``dataset[i]`` and ship samples as numpy; the main process rebuilds adapter
 tensors and runs ``collate_fn``.  Batches come back in sampler order, as in
 PyTorch.  Datasets whose ``__getitem__`` runs adapter tensor ops (other than
 ``TensorDataset``/``Subset``/``ConcatDataset``, which are handled) must use
