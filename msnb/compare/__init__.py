@@ -157,7 +157,8 @@ def run_cell_compared(runtime, shell, body: str, options: dict, whole: str, how:
     (analyzer, scope, namespace pins as usual) with the recorder attached."""
     __tracebackhide__ = True
     text = "\n" + shell.transform_cell(body)
-    filename = shell.compile.get_code_name("\n" + body, text, shell.execution_count)  # as cache_source names it
+    from msnb.runtime.cell import cell_number
+    filename = shell.compile.get_code_name("\n" + body, text, cell_number(shell))  # as runtime.cell names it
     with runtime.scope(options):  # the adapter is imported for the state and the recorder
         child, not_sent = _start("\n" + body, shell.user_ns, "<cell>", None, None, None, 50)
     rec, value, err, exc = _run_msnb_side(lambda: runtime.run_cell(shell, body, options, cell=whole),
