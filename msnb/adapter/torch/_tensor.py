@@ -688,6 +688,22 @@ _METHODS = {
     L: ["matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "baddbmm", "inner", "cross", "kron",
         "trace"],
 }
+from ._ops import complex as _cx  # noqa: E402
+Tensor.real = property(_cx.real, doc="msnb implementation of ``Tensor.real`` (a copy, not a view).")
+Tensor.imag = property(_cx.imag, doc="msnb implementation of ``Tensor.imag`` (a copy, not a view).")
+for _n in ("conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "angle"):
+    setattr(Tensor, _n, getattr(_cx, _n))
+from ._ops import matrix as _mx  # noqa: E402
+for _n in ("det", "logdet", "inverse", "pinverse", "matrix_power", "matrix_exp", "diagonal", "diag_embed"):
+    setattr(Tensor, _n, getattr(_mx, _n))
+from ._ops import special_fns as _sf  # noqa: E402
+for _n in ("erfc", "erfinv", "digamma", "i0", "sinc", "logit", "xlog1py"):
+    setattr(Tensor, _n, getattr(_sf, _n))
+Tensor.lgamma, Tensor.mvlgamma = _sf.gammaln, _sf.multigammaln
+Tensor.polygamma = lambda self, n: _sf.polygamma(n, self)
+Tensor.polygamma.__doc__ = "msnb implementation of ``Tensor.polygamma``."
+Tensor.svd, Tensor.qr, Tensor.cholesky, Tensor.slogdet = _mx.torch_svd, _mx.torch_qr, _mx.torch_cholesky, \
+    _mx.torch_slogdet
 Tensor.where = lambda self, condition, other: P.where(condition, self, other)
 Tensor.where.__doc__ = "msnb implementation of ``Tensor.where``: ``self`` where ``condition``, else ``other``."
 
@@ -803,7 +819,9 @@ def _format(t):
             suffix.append(f"size={tuple(t.shape)}")
     else:
         body = _format_array(arr, d)
-    if d not in (D.get_default_dtype(), D.int64, D.bool) or (arr.size == 0 and d is not D.get_default_dtype()):
+    default_complex = D.complex128 if D.get_default_dtype() is D.float64 else D.complex64
+    if d not in (D.get_default_dtype(), D.int64, D.bool, default_complex) or \
+            (arr.size == 0 and d is not D.get_default_dtype()):
         if not (arr.size == 0 and d is D.get_default_dtype()):
             suffix.append(f"dtype={d}")
     if t._grad_fn is not None:
@@ -813,22 +831,40 @@ def _format(t):
     return "tensor(" + body + "".join(", " + s for s in suffix) + ")"
 
 
+def _float_style(a):
+    """PyTorch's float formatting for the values ``a`` (float64): a one-value
+    formatter and the column width."""
+    finite = a[np.isfinite(a)]
+    ints = finite.size == 0 or np.all(finite == np.round(finite))
+    amax = np.abs(finite).max() if finite.size else 0.0
+    amin = np.abs(finite[finite != 0]).min() if np.any(finite != 0) else 0.0
+    sci = finite.size and (amax >= 1e8 or (amin and amin < 1e-4) or (amin and amax / amin > 1000 and not ints))
+    if sci:
+        one = lambda x: f"{x:.4e}"  # noqa: E731
+    elif ints:
+        one = lambda x: f"{x:.0f}." if np.isfinite(x) else f"{x}"  # noqa: E731
+    else:
+        one = lambda x: f"{x:.4f}" if np.isfinite(x) else f"{x}"  # noqa: E731
+    shown = a if a.size <= 1000 else np.concatenate([a.reshape(-1)[:3], a.reshape(-1)[-3:]])
+    width = max(len(one(v)) for v in shown.reshape(-1))
+    return one, width
+
+
 def _format_array(arr, d):
+    if d.is_complex:
+        re, im = arr.real.astype(np.float64), arr.imag.astype(np.float64)
+        one_re, w_re = _float_style(re)
+        one_im, w_im = _float_style(np.abs(im))
+
+        def cx(z):
+            i = z.imag
+            sign = "-" if (i < 0 or (i == 0 and np.signbit(i))) else "+"
+            return one_re(z.real).rjust(w_re) + sign + one_im(abs(i)).ljust(w_im) + "j"
+        return np.array2string(arr, separator=", ", formatter={"complex_kind": cx}, prefix="tensor(",
+                               threshold=1000, edgeitems=3, max_line_width=80)
     if d.is_floating_point:
         a = arr.astype(np.float64)
-        finite = a[np.isfinite(a)]
-        ints = finite.size == 0 or np.all(finite == np.round(finite))
-        amax = np.abs(finite).max() if finite.size else 0.0
-        amin = np.abs(finite[finite != 0]).min() if np.any(finite != 0) else 0.0
-        sci = finite.size and (amax >= 1e8 or (amin and amin < 1e-4) or (amin and amax / amin > 1000 and not ints))
-        if sci:
-            one = lambda x: f"{x:.4e}"  # noqa: E731
-        elif ints:
-            one = lambda x: f"{x:.0f}." if np.isfinite(x) else f"{x}"  # noqa: E731
-        else:
-            one = lambda x: f"{x:.4f}" if np.isfinite(x) else f"{x}"  # noqa: E731
-        shown = a if a.size <= 1000 else np.concatenate([a.reshape(-1)[:3], a.reshape(-1)[-3:]])
-        width = max(len(one(v)) for v in shown.reshape(-1))
+        one, width = _float_style(a)
         fmt = {"float_kind": lambda x: one(x).rjust(width)}
         return np.array2string(a, separator=", ", formatter=fmt, prefix="tensor(", threshold=1000,
                                edgeitems=3, max_line_width=80)
