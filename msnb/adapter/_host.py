@@ -26,7 +26,7 @@ import scipy.linalg.lapack as _lapack
 from ._ms import ms
 
 __all__ = ["inv_ex", "solve_ex", "cholesky_ex", "svd", "eigh", "det_cofactor", "pinv", "solve_triangular",
-           "eigvals", "matrix_exp", "special_fn"]
+           "eigvals", "eigvals_grad", "matrix_exp", "special_fn"]
 
 
 def _np(t):
@@ -222,3 +222,15 @@ def special_fn(name):
         return _t(np.asarray(r), arrs[-1].dtype)
     kernel.__name__ = f"host_{name}"
     return kernel
+
+
+def eigvals_grad(a, g):
+    """PyTorch's gradient of ``eigvals`` for real ``a``: ``Re(V^{-H} diag(g) V^H)``
+    with ``a = V diag(w) V^{-1}`` (LAPACK geev)."""
+    x, gl = _np(a), _np(g)
+    if x.size == 0:
+        return _t(np.zeros_like(x))
+    _, v = np.linalg.eig(x)
+    vh = np.conj(np.swapaxes(v, -1, -2))
+    r = np.linalg.solve(vh, gl[..., :, None] * vh)  # V^{-H} diag(g) V^H
+    return _t(r.real, x.dtype)

@@ -102,7 +102,8 @@ LINALG_SPECIAL_NOTES = {
                           "gives for the rank it determines" + _REAL,
     **{f"torch.linalg.{n}": _HOST + "MindSpore 2.10 has no CPU eigh kernel; eigenvector signs may differ from "
        "PyTorch's MKL build" + _REAL for n in ("eigh", "eigvalsh")},
-    "torch.linalg.eigvals": _HOST + "MindSpore's CPU Eig kernel is not used; no gradient" + _REAL,
+    "torch.linalg.eigvals": _HOST + "MindSpore's CPU Eig kernel is not used (its eigenvector gradient is "
+                            "needed); the gradient is computed on the host too" + _REAL,
     "torch.linalg.solve_triangular": _HOST + "MindSpore 2.10 has no CPU triangular-solve kernel" + _REAL,
     **{n: "computed on the host (scipy expm): MindSpore 2.10 has no CPU MatrixExp kernel" + _REAL
        for n in ("torch.linalg.matrix_exp", "torch.matrix_exp", "torch.Tensor.matrix_exp")},

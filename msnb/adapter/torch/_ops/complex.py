@@ -39,12 +39,18 @@ def _shape(x):
     return shape_of(x)
 
 
+def _empty(x):
+    """An empty real tensor of ``x``'s shape (MindSpore's real/imag kernels refuse empty input)."""
+    from .creation import zeros
+    return zeros(tuple(x.shape), dtype=real_dtype_of(x.dtype))
+
+
 def real(input):
     """msnb implementation of ``torch.real`` (a copy; PyTorch returns a view)."""
     dt = input.dtype
     if not dt.is_complex:
         return input
-    res = meta(wrap(K.real(input)), real_dtype_of(dt), _shape(input))
+    res = meta(wrap(K.real(input)) if input.numel() else _empty(input), real_dtype_of(dt), _shape(input))
     if needs_grad(input):
         record("RealBackward0", res, (input,), lambda g: (complex(g, g * 0),))
     return res
@@ -55,7 +61,7 @@ def imag(input):
     dt = input.dtype
     if not dt.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    res = meta(wrap(K.imag(input)), real_dtype_of(dt), _shape(input))
+    res = meta(wrap(K.imag(input)) if input.numel() else _empty(input), real_dtype_of(dt), _shape(input))
     if needs_grad(input):
         record("ImagBackward0", res, (input,), lambda g: (complex(g * 0, g),))
     return res

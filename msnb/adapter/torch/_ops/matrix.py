@@ -269,7 +269,9 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     low, info = (wrap(t) for t in K.cholesky_ex(A))
     if check_errors:
         _raise("linalg.cholesky_ex", info, _not_pd)
-    if needs_grad(A):
+    if needs_grad(A) and A.numel() == 0:
+        record("LinalgCholeskyExBackward0", low, (A,), lambda g: (P.mul(A, 0).detach(),))
+    elif needs_grad(A):
         def bw(gl):  # the gradient of the lower factor (``upper`` transposes after this node)
             phi = L.matmul(mT(low), gl).tril()
             phi = P.sub(phi, P.mul(diag_embed(diagonal(phi, 0, -2, -1)), 0.5))
@@ -325,6 +327,8 @@ def _qr_empty(A, mode):
     mq = m if mode == "complete" else k
     q = P.add(zeros(*batch, m, mq, dtype=A.dtype), _eye_rect(m, mq, A))
     r = zeros(*batch, mq, n, dtype=A.dtype)
+    if needs_grad(A):
+        record("LinalgQrBackward0", (q, r), (A,), lambda *g: (P.mul(A, 0).detach(),))
     return _QR(zeros(0, dtype=A.dtype) if mode == "r" else q, r)
 
 
@@ -402,7 +406,9 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     """msnb implementation of ``torch.linalg.svd`` (LAPACK gesdd on the host)."""
     _check("linalg.svd", A, square=False)
     U, S, Vh = _svd_parts(A, full_matrices)
-    if needs_grad(A):
+    if needs_grad(A) and A.numel() == 0:
+        record("LinalgSvdBackward0", (U, S, Vh), (A,), lambda *g: (P.mul(A, 0).detach(),))
+    elif needs_grad(A):
         k = S.shape[-1]
 
         def bw(gU, gS, gVh):
@@ -460,13 +466,11 @@ def eigvalsh(A, UPLO="L", *, out=None):
 
 
 def eigvals(A, *, out=None):
-    """msnb implementation of ``torch.linalg.eigvals`` (LAPACK geev on the host; no gradient)."""
+    """msnb implementation of ``torch.linalg.eigvals`` (LAPACK geev on the host, as its gradient)."""
     _check("linalg.eigvals", A)
     w = wrap(K.eigvals(A))
     if needs_grad(A):
-        def bw(g):
-            raise NotImplementedError("the gradient of torch.linalg.eigvals is not supported by msnb yet")
-        record("LinalgEigBackward0", w, (A,), bw)
+        record("LinalgEigBackward0", w, (A,), lambda g: (wrap(K.eigvals_grad(A, g)),), saved=(A,))
     return w
 
 
@@ -664,8 +668,8 @@ def vander(x, N=None):
     """msnb implementation of ``torch.linalg.vander``: increasing powers ``x^0 .. x^(N-1)``."""
     from .shape import stack
     from .creation import ones_like
-    if x.ndim < 1:
-        raise RuntimeError("linalg.vander: Expected x to have at least one dimension, but got a 0-dim tensor.")
+    if x.ndim == 0:
+        x = x.reshape(1)
     n = x.shape[-1] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")

@@ -386,7 +386,7 @@ def xlog_op(name, fn, a, b, grad_other):
 
         def bw(g):  # with create_graph, fn(b) is recomputed so the gradient is differentiable
             f = fn(b) if STATE.enabled else fb
-            return where(zero, 0.0, mul(g, f)), grad_other(g, a, b)
+            return sum_to(where(zero, 0.0, mul(g, f)), _shape(a)), sum_to(grad_other(g, a, b), _shape(b))
         record(name, res, (a, b), bw, saved=(a, b))
     return res
 

@@ -59,6 +59,10 @@ add("cholesky_ex", names("torch.linalg.cholesky_ex"), lambda t, a: tuple(t.linal
 add("qr", names("torch.linalg.qr", "torch.qr", "torch.Tensor.qr"),
     lambda t, a, w, s: (tuple(t.linalg.qr(a)), tuple(t.linalg.qr(w)), tuple(t.linalg.qr(s, mode="complete")),
                         t.linalg.qr(a, mode="r")[1].detach(), tuple(t.qr(a[0])), a.qr().R), TALL, WIDE, SQ)
+add("qr_empty", names("torch.linalg.qr"), lambda t, a: tuple(t.linalg.qr(a)), np.zeros((5, 0)))
+add("cholesky_svd_empty", names("torch.linalg.cholesky", "torch.linalg.svdvals"),
+    lambda t, a: (t.linalg.cholesky(a), t.linalg.svdvals(a)), np.zeros((2, 0, 0)))
+add("vander_0d", names("torch.linalg.vander"), lambda t, x: t.linalg.vander(x, N=3), np.array(1.5))
 add("qr_r_backward_raises", names("torch.linalg.qr"),
     lambda t, a: _raises_in_backward(t, lambda: t.linalg.qr(a, mode="r")[1]), TALL, kind="custom_fn")
 
@@ -90,7 +94,7 @@ add("eigh_upper", names("torch.linalg.eigh"),
     lambda t, a: (lambda w, v: (w, v.abs()))(*t.linalg.eigh(a, UPLO="U")), SQ)
 add("eigvalsh", names("torch.linalg.eigvalsh"), lambda t, a: (t.linalg.eigvalsh(a), t.linalg.eigvalsh(a, "U")), SQ)
 add("eigvals", names("torch.linalg.eigvals"),
-    lambda t, a: t.view_as_real(t.sort(t.linalg.eigvals(a).real)[0] + 0j), SPD, grad=False)
+    lambda t, a: (t.view_as_real(t.sort(t.linalg.eigvals(a).real)[0] + 0j), t.linalg.eigvals(a).abs().sum(-1)), SPD)
 add("pinv", names("torch.linalg.pinv", "torch.pinverse", "torch.Tensor.pinverse"),
     lambda t, a, w, s: (t.linalg.pinv(a), t.linalg.pinv(w), t.linalg.pinv(s, hermitian=True), t.pinverse(a[0]),
                         a.pinverse(), t.linalg.pinv(a, atol=0.5), t.linalg.pinv(a, rtol=0.3)), TALL, WIDE, SYM)

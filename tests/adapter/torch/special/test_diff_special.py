@@ -54,6 +54,9 @@ add("normal", sp("ndtr", "ndtri", "log_ndtr"),
 add("xlogy_xlog1py", sp("xlogy", "xlog1py") + registered("torch.xlogy", "torch.xlog1py"),
     lambda t, a, b: (t.special.xlogy(a, b.abs()), t.special.xlog1py(a, b.abs()), t.xlogy(a * 0, b)),
     X[:20], X[20:40])
+add("xlog1py_broadcast", sp("xlog1py", "xlogy"),
+    lambda t, a, b: (t.special.xlog1py(a, b.abs()), t.special.xlogy(a[:1], b.abs())), X[:20].reshape(4, 5),
+    X[20:25].copy())
 CASES.append(case("xlogy_nan_and_scalars", sp("xlogy", "xlog1py"),
                   lambda t: (t.special.xlogy(t.tensor([0.0, 0.0, 1.0]), t.tensor([float("nan"), 0.0, 2.0])),
                              t.special.xlogy(2, t.tensor([3.0])), t.special.xlog1py(t.tensor([0.0, 2.0]), 1.5)),
