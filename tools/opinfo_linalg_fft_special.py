@@ -113,6 +113,11 @@ def main(argv=None) -> int:
         except AttributeError:
             rows.append((op.name, op.variant_test_name, 0, 0, "not in msnb"))
             continue
+        if op.op is not getattr(getattr(torch, ns), name):
+            # the OpInfo calls torch through its own lambda (other argument order or a wrapper):
+            # there is no msnb function to call in its place
+            rows.append((op.name, op.variant_test_name, 0, 0, "not replayable (OpInfo wraps torch in a lambda)"))
+            continue
         ok = tot = 0
         why = ""
         try:
@@ -144,9 +149,12 @@ def main(argv=None) -> int:
                 why = why or err
         full += ok == tot
         rows.append((op.name, op.variant_test_name, ok, tot, why))
+    skipped = 0
     for name, var, ok, tot, why in rows:
-        print(f"{'PASS' if ok == tot and tot else 'FAIL'} {name}{('.' + var) if var else ''}: {ok}/{tot} {why}")
-    print(f"{full} of {len(rows)} OpInfos pass every sample")
+        tag = "SKIP" if why.startswith("not replayable") else "PASS" if ok == tot and tot else "FAIL"
+        skipped += tag == "SKIP"
+        print(f"{tag} {name}{('.' + var) if var else ''}: {ok}/{tot} {why}")
+    print(f"{full} of {len(rows) - skipped} replayable OpInfos pass every sample ({skipped} not replayable)")
     return 0
 
 
