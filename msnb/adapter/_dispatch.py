@@ -13,6 +13,7 @@ entry is exercised by the test suite.
 
 from __future__ import annotations
 
+from . import _host as host
 from ._ms import device_target, ms, plain_args, trace_open
 
 __all__ = ["K", "select", "TABLE"]
@@ -139,6 +140,32 @@ TABLE = {
     # primitive class (built once per configuration by nn.functional): no functional CPU form
     "conv2d_transpose_prim": (ops.Conv2DTranspose, None),
     "split": (ops.split, mint.split), "unstack": (ops.unstack, None),
+    # torch.linalg: MindSpore kernels where they compute PyTorch's answer, else the host
+    # (msnb/adapter/_host.py says why for each)
+    "inv_ex": (host.inv_ex, None), "solve_ex": (host.solve_ex, None), "cholesky_ex": (host.cholesky_ex, None),
+    "svd": (host.svd, None), "eigh": (host.eigh, None), "eigvals": (host.eigvals, None), "eigvals_grad": (host.eigvals_grad, None),
+    "det_cofactor": (host.det_cofactor, None), "pinv": (host.pinv, None),
+    "solve_triangular": (host.solve_triangular, None), "matrix_exp": (host.matrix_exp, None),
+    "det": (ops.det, None), "slogdet": (ops.slogdet, None), "qr": (ops.qr, mint.linalg.qr),
+    # torch.fft (MindSpore's CPU FFT kernels; mint has no fft module)
+    "fft": (ops.fft, None), "ifft": (ops.ifft, None), "rfft": (ops.rfft, None), "irfft": (ops.irfft, None),
+    "fftn": (ops.fftn, None), "ifftn": (ops.ifftn, None), "rfftn": (ops.rfftn, None),
+    "irfftn": (ops.irfftn, None),
+    # complex numbers
+    "real": (ops.real, mint.real), "imag": (ops.imag, mint.imag), "conj": (ops.conj, None),
+    "complex": (ops.Complex(), None), "complex_abs": (ops.ComplexAbs(), None), "angle": (ops.angle, None),
+    # torch.special
+    # (host: MindSpore's CPU erfinv is off by up to 0.33 near +-1, its digamma by up to 0.58 for
+    # negative x; polygamma follows digamma)
+    "erfinv": (host.special_fn("erfinv"), mint.erfinv), "erfc": (ops.erfc, mint.erfc),
+    "lgamma": (ops.lgamma, None), "digamma": (host.special_fn("psi"), None),
+    "polygamma": (host.special_fn("polygamma"), None), "sinc": (ops.sinc, mint.sinc), "i0": (ops.bessel_i0, None),
+    "i0e": (ops.bessel_i0e, None), "i1": (ops.bessel_i1, None), "i1e": (ops.bessel_i1e, None),
+    "bessel_j0": (ops.bessel_j0, None), "bessel_j1": (ops.bessel_j1, None), "zeta": (ops.zeta, None),
+    # ... and on the host (scipy.special) where MindSpore 2.10 has no CPU kernel
+    **{f"scipy_{n}": (host.special_fn(n), None) for n in (
+        "erfcx", "log_ndtr", "ndtri", "y0", "y1", "k0", "k1", "k0e", "k1e", "gammainc", "gammaincc",
+        "spherical_j0", "airy_ai")},
 }
 
 

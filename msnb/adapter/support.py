@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Entry", "load_registry", "is_supported", "build_registry", "to_markdown", "main", "REGISTRY_PATH",
-           "SUPPORT_LIST_URL", "NAMESPACES", "PARTIAL"]
+           "SUPPORT_LIST_URL", "NAMESPACES", "PARTIAL", "LINALG_SPECIAL_NOTES"]
 
 REGISTRY_PATH = Path(__file__).with_name("support.json")
 #: Where users are pointed when something is missing.
@@ -70,6 +70,9 @@ NAMESPACES = {
     "torch.cuda.amp": "msnb.adapter.torch.cuda.amp",
     "torch.amp": "msnb.adapter.torch.amp",
     "torch.accelerator": "msnb.adapter.torch.accelerator",
+    "torch.linalg": "msnb.adapter.torch.linalg",
+    "torch.fft": "msnb.adapter.torch.fft",
+    "torch.special": "msnb.adapter.torch.special",
     "torch.utils.data": "msnb.adapter.torch.utils.data",
     "torch.utils.data.distributed": "msnb.adapter.torch.utils.data.distributed",
     "torchvision": "msnb.adapter.torchvision",
@@ -80,8 +83,58 @@ NAMESPACES = {
     "torchvision.utils": "msnb.adapter.torchvision.utils",
 }
 
+_HOST = "computed on the host (numpy/scipy LAPACK): "
+_NO_KERNEL = "computed on the host (scipy): MindSpore 2.10 has no CPU kernel"
+_REAL = "; real floating dtypes only (complex input raises)"
+_COPY = "returns a copy, not a view: in-place writes to it do not reach the base"
+#: Notes of torch.linalg / torch.special names (how each is computed, what differs).
+LINALG_SPECIAL_NOTES = {
+    **{f"torch.linalg.{n}": _HOST + "MindSpore 2.10's CPU MatrixInverse returns finite numbers for a singular "
+       "matrix instead of raising LinAlgError" + _REAL for n in ("inv", "inv_ex", "solve", "solve_ex",
+                                                               "tensorinv", "tensorsolve")},
+    "torch.inverse": _HOST + "MindSpore 2.10's CPU MatrixInverse does not detect singular matrices" + _REAL,
+    "torch.Tensor.inverse": _HOST + "MindSpore 2.10's CPU MatrixInverse does not detect singular matrices" + _REAL,
+    **{n: _HOST + "MindSpore 2.10's CPU Cholesky does not report the failing leading minor" + _REAL
+       for n in ("torch.linalg.cholesky", "torch.linalg.cholesky_ex", "torch.cholesky", "torch.Tensor.cholesky")},
+    **{n: _HOST + "MindSpore 2.10's CPU Svd picks other singular-vector signs than LAPACK; signs may still "
+       "differ from PyTorch's MKL build (both are valid SVDs)" + _REAL
+       for n in ("torch.linalg.svd", "torch.svd", "torch.Tensor.svd")},
+    **{n: _HOST + "through the SVD (MindSpore 2.10's Svd, see torch.linalg.svd)" + _REAL
+       for n in ("torch.linalg.svdvals", "torch.linalg.pinv", "torch.pinverse", "torch.Tensor.pinverse",
+                 "torch.linalg.matrix_rank", "torch.linalg.cond", "torch.linalg.lstsq")},
+    "torch.linalg.lstsq": _HOST + "the minimum-norm solution pinv(A) @ B, as PyTorch's default driver gelsy "
+                          "gives for the rank it determines" + _REAL,
+    **{f"torch.linalg.{n}": _HOST + "MindSpore 2.10 has no CPU eigh kernel; eigenvector signs may differ from "
+       "PyTorch's MKL build" + _REAL for n in ("eigh", "eigvalsh")},
+    "torch.linalg.eigvals": _HOST + "MindSpore's CPU Eig kernel is not used (its eigenvector gradient is "
+                            "needed); the gradient is computed on the host too" + _REAL,
+    "torch.linalg.solve_triangular": _HOST + "MindSpore 2.10 has no CPU triangular-solve kernel" + _REAL,
+    **{n: "computed on the host (scipy expm): MindSpore 2.10 has no CPU MatrixExp kernel" + _REAL
+       for n in ("torch.linalg.matrix_exp", "torch.matrix_exp", "torch.Tensor.matrix_exp")},
+    **{n: "MindSpore's CPU kernel; the gradient (cofactor matrix) is computed on the host through the SVD" + _REAL
+       for n in ("torch.linalg.det", "torch.det", "torch.Tensor.det")},
+    **{n: "MindSpore's CPU kernel" + _REAL for n in (
+        "torch.linalg.slogdet", "torch.slogdet", "torch.Tensor.slogdet", "torch.logdet", "torch.Tensor.logdet",
+        "torch.linalg.qr", "torch.qr", "torch.Tensor.qr")},
+    **{n: _COPY for n in ("torch.linalg.diagonal", "torch.diagonal", "torch.Tensor.diagonal", "torch.real",
+                          "torch.imag", "torch.view_as_real", "torch.view_as_complex", "torch.Tensor.real",
+                          "torch.Tensor.imag")},
+    "torch.diag_embed": "offset=0 and the last two dims only",
+    "torch.Tensor.diag_embed": "offset=0 and the last two dims only",
+    **{n: "computed on the host (scipy): MindSpore 2.10's CPU erfinv is off by up to 0.33 near +-1"
+       for n in ("torch.special.erfinv", "torch.erfinv", "torch.Tensor.erfinv")},
+    **{n: "computed on the host (scipy): MindSpore 2.10's CPU digamma is off by up to 0.58 for negative x"
+       for n in ("torch.special.digamma", "torch.special.psi", "torch.digamma", "torch.Tensor.digamma",
+                 "torch.special.polygamma", "torch.polygamma", "torch.Tensor.polygamma")},
+    **{f"torch.special.{n}": _NO_KERNEL for n in (
+        "erfcx", "log_ndtr", "ndtri", "bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1",
+        "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0", "airy_ai",
+        "gammainc", "gammaincc")},
+}
+
 #: What differs from PyTorch where an API is implemented but not in full.
 PARTIAL = {
+    **LINALG_SPECIAL_NOTES,
     "torch.amp.autocast": "one state for every device_type; PyTorch's CUDA op lists for every device_type; "
                           "bfloat16 refused on CPU (no MindSpore kernels); cache_enabled has no effect",
     "torch.from_numpy": "copies the array: later writes to the array are not seen by the tensor",

@@ -21,6 +21,13 @@ from ._ops.shape import *  # noqa: F401,F403
 from ._ops.indexing import (gather, scatter, scatter_add, index_select, masked_select, nonzero,
                             take_along_dim, index_add, take, masked_fill)
 from ._ops.linalg import *  # noqa: F401,F403
+from ._ops.complex import (real, imag, conj, conj_physical, resolve_conj, resolve_neg, is_conj, angle,
+                           view_as_real, view_as_complex, complex, polar)
+from ._ops.matrix import (det, logdet, inverse, pinverse, matrix_power, matrix_exp, diagonal, diag_embed,
+                          chain_matmul)
+from ._ops.special_fns import erfc, erfinv, digamma, polygamma, i0, sinc, logit, xlog1py
+from ._ops.special_fns import gammaln as lgamma, multigammaln as mvlgamma
+from ._ops.matrix import torch_svd as svd, torch_qr as qr, torch_cholesky as cholesky, torch_slogdet as slogdet
 from ._ops.random import (Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state, rand,
                           randn, randint, randperm, normal, bernoulli, multinomial, rand_like, randn_like,
                           randint_like, default_generator, poisson)

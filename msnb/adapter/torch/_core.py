@@ -134,7 +134,7 @@ def needs_grad(*ts) -> bool:
 
 def to_ms_operand(x):
     """Python scalars stay scalars; tensors pass through; numpy/lists become tensors."""
-    if isinstance(x, (int, float, bool, TensorPy)):
+    if isinstance(x, (int, float, bool, complex, TensorPy)):
         return x
     if type(x).__module__.partition(".")[0] == "torch":  # real PyTorch's tensor (or module), not msnb's
         raise TypeError(
@@ -183,12 +183,26 @@ def binary_operands(a, b):
         a = float(a)
     if not tb and rt.is_floating_point and isinstance(b, int):
         b = float(b)
-    if rt is D.float64:  # MindSpore rounds a Python float operand to float32, even against float64
+    if rt.is_complex:  # MindSpore makes a Python complex operand complex64, even against complex128
+        from ._ops.creation import tensor
+        if not ta:
+            a = tensor(a, dtype=rt)
+        if not tb:
+            b = tensor(b, dtype=rt)
+    elif rt is D.float64:  # MindSpore rounds a Python float operand to float32, even against float64
         if not ta:
             a = _f64(a)
         if not tb:
             b = _f64(b)
     return a, b, rt
+
+
+def _real_part(g):
+    """The gradient a real tensor gets from a complex one: its real part."""
+    if g.dtype.is_complex:
+        from ._ops.complex import real
+        return real(g)
+    return g
 
 
 def _f64(x):
@@ -204,8 +218,9 @@ def cast(x, dtype):
         return x
     src = x.dtype
     out = meta(wrap(K.cast(x, dtype)), dtype, shape_of(x))
-    if needs_grad(x) and dtype.is_floating_point and src.is_floating_point:
-        record("ToCopyBackward0", out, (x,), lambda g: (cast(g, src),))
+    if needs_grad(x) and (dtype.is_floating_point or dtype.is_complex) and \
+            (src.is_floating_point or src.is_complex):
+        record("ToCopyBackward0", out, (x,), lambda g: (cast(_real_part(g) if not src.is_complex else g, src),))
     return out
 
 

@@ -215,9 +215,10 @@ def result_type(*operands) -> dtype:
             scal_cat = max(scal_cat, _CAT[_scalar_kind(x)])
     res = dim_t
     if zero_t is not None and (res is None or _CAT[zero_t._kind] > _CAT[res._kind]):
-        res = zero_t
+        res = zero_t if res is not float64 else promote_types(res, zero_t)
     if scal_cat >= 0 and (res is None or scal_cat > _CAT[res._kind]):
-        complex_default = complex128 if _default is float64 else complex64
+        # a complex scalar keeps a float64 tensor's precision (complex128), as in PyTorch
+        complex_default = complex128 if (_default is float64 or res is float64) else complex64
         res = (bool, int64, _default, complex_default)[scal_cat]
     return res
 

@@ -697,6 +697,22 @@ _METHODS = {
     L: ["matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "baddbmm", "inner", "cross", "kron",
         "trace"],
 }
+from ._ops import complex as _cx  # noqa: E402
+Tensor.real = property(_cx.real, doc="msnb implementation of ``Tensor.real`` (a copy, not a view).")
+Tensor.imag = property(_cx.imag, doc="msnb implementation of ``Tensor.imag`` (a copy, not a view).")
+for _n in ("conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "angle"):
+    setattr(Tensor, _n, getattr(_cx, _n))
+from ._ops import matrix as _mx  # noqa: E402
+for _n in ("det", "logdet", "inverse", "pinverse", "matrix_power", "matrix_exp", "diagonal", "diag_embed"):
+    setattr(Tensor, _n, getattr(_mx, _n))
+from ._ops import special_fns as _sf  # noqa: E402
+for _n in ("erfc", "erfinv", "digamma", "i0", "sinc", "logit", "xlog1py"):
+    setattr(Tensor, _n, getattr(_sf, _n))
+Tensor.lgamma, Tensor.mvlgamma = _sf.gammaln, _sf.multigammaln
+Tensor.polygamma = lambda self, n: _sf.polygamma(n, self)
+Tensor.polygamma.__doc__ = "msnb implementation of ``Tensor.polygamma``."
+Tensor.svd, Tensor.qr, Tensor.cholesky, Tensor.slogdet = _mx.torch_svd, _mx.torch_qr, _mx.torch_cholesky, \
+    _mx.torch_slogdet
 Tensor.where = lambda self, condition, other: P.where(condition, self, other)
 Tensor.where.__doc__ = "msnb implementation of ``Tensor.where``: ``self`` where ``condition``, else ``other``."
 
@@ -810,8 +826,9 @@ def _format(t, prefix="tensor("):
     if d in (D.float16, D.bfloat16):
         arr = arr.astype(np.float32)
     default = D.get_default_dtype()
-    show = d is not default if arr.size == 0 else d not in (default, D.int64, D.bool)
-    return tensor_repr(arr, dtype_name=str(d), floating=d.is_floating_point, show_dtype=show,
+    default_complex = D.complex128 if default is D.float64 else D.complex64
+    show = d is not default if arr.size == 0 else d not in (default, D.int64, D.bool, default_complex)
+    return tensor_repr(arr, dtype_name=str(d), floating=d.is_floating_point or d.is_complex, show_dtype=show,
                        shape=tuple(t.shape), grad_fn=t._grad_fn.name() if t._grad_fn is not None else None,
                        requires_grad=bool(t._req_grad), prefix=prefix)
 

@@ -126,6 +126,24 @@ def _summarized(arr):
     return np.stack([_summarized(arr[i]) for i in rows])
 
 
+class _ComplexFormatter:
+    """PyTorch's pair of formatters for complex values: one for the real
+    parts, one for the imaginary parts (sign kept), joined as ``a+bj``."""
+
+    def __init__(self, arr):
+        self.real = _Formatter(arr.real, True)
+        self.imag = _Formatter(arr.imag, True)
+
+    def width(self):
+        return self.real.width() + self.imag.width() + 1
+
+    def format(self, value):
+        value = complex(value)
+        real_str = self.real.format(value.real)
+        imag_str = (self.imag.format(value.imag) + "j").lstrip()
+        return real_str + imag_str if imag_str[0] in "+-" else real_str + "+" + imag_str
+
+
 def _vector_str(arr, indent, summarize, fmt):
     element_length = fmt.width() + 2
     per_line = max(1, int(math.floor((PRINT_OPTS.linewidth - indent) / element_length)))
@@ -173,7 +191,8 @@ def array_str(arr: np.ndarray, floating: bool, indent: int) -> str:
     if arr.size == 0:
         return "[]"
     summarize = arr.size > PRINT_OPTS.threshold
-    fmt = _Formatter(_summarized(arr) if summarize else arr, floating)
+    shown = _summarized(arr) if summarize else arr
+    fmt = _ComplexFormatter(shown) if np.iscomplexobj(arr) else _Formatter(shown, floating)
     return _tensor_str(arr, indent, summarize, fmt)
 
 

@@ -18,10 +18,11 @@ HERE = Path(__file__).parent
 
 def declared_names():
     names = set()
-    for path in sorted(HERE.glob("test_diff_*.py")):
+    for path in sorted(HERE.rglob("test_diff_*.py")):  # also linalg/, fft/, special/
         if path.stem == "test_diff_coverage":
             continue
-        mod = importlib.import_module(f"{__package__}.{path.stem}")
+        rel = ".".join(path.relative_to(HERE).with_suffix("").parts)
+        mod = importlib.import_module(f"{__package__}.{rel}")
         for c in mod.CASES:
             names.update(c.names)
     return names

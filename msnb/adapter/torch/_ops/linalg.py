@@ -184,11 +184,26 @@ def tensordot(a, b, dims=2):
     return matmul(pa, pb).reshape(*([a.shape[i] for i in fa] + [b.shape[i] for i in fb]))
 
 
-def cross(input, other, dim=-1):
+def cross(input, other, dim=None, *, out=None):
+    """msnb implementation of ``torch.cross`` (``dim=None``: the first dimension of size 3,
+    as PyTorch's deprecated default) and of ``torch.linalg.cross``; operands broadcast."""
+    from .shape import broadcast_tensors, stack
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+    if tuple(input.shape) != tuple(other.shape):
+        input, other = broadcast_tensors(input, other)
+    if dim is None:
+        import warnings
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.", UserWarning, stacklevel=2)
+        dim = next((i for i, n in enumerate(input.shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    if input.shape[dim] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[dim]} "
+                           f"and {other.shape[dim]}")
     a0, a1, a2 = input.unbind(dim)
     b0, b1, b2 = other.unbind(dim)
-    from .shape import stack
-    return stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim)
+    return write_out(out, stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim))
 
 
 def kron(a, b):

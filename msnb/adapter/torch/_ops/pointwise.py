@@ -134,14 +134,22 @@ def mul(input, other, *, out=None):
     if needs_grad(a, b):
         sa, sb = _shape(a), _shape(b)
         record("MulBackward0", res, (a, b),
-               lambda g: (sum_to(mul(g, b), sa) if _rg(a) else None,
-                          sum_to(mul(g, a), sb) if _rg(b) else None),
+               lambda g: (sum_to(mul(g, _cj(b)), sa) if _rg(a) else None,
+                          sum_to(mul(g, _cj(a)), sb) if _rg(b) else None),
                saved=tuple(t for t in (a, b) if isinstance(t, TensorPy)))
     return res if out is None else write_out(out, res)
 
 
 def _rg(x):
     return isinstance(x, TensorPy) and x.requires_grad
+
+
+def _cj(x):
+    """The conjugate of a complex operand (PyTorch's complex gradients), else ``x``."""
+    if isinstance(x, TensorPy) and x.dtype.is_complex:
+        from .complex import conj
+        return conj(x)
+    return x.conjugate() if isinstance(x, complex) else x
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -153,7 +161,7 @@ def div(input, other, *, rounding_mode=None, out=None):
         rt = D.result_type(*(x for x in (input, other)))
         return write_out(out, cast(q, rt) if not rt.is_floating_point else q)
     a, b, rt = binary_operands(input, other)
-    if not rt.is_floating_point:
+    if not rt.is_floating_point and not rt.is_complex:
         rt = D.get_default_dtype()
         a = cast(a, rt) if isinstance(a, TensorPy) else float(a)
         b = cast(b, rt) if isinstance(b, TensorPy) else float(b)
@@ -161,8 +169,8 @@ def div(input, other, *, rounding_mode=None, out=None):
     if needs_grad(a, b):
         sa, sb = _shape(a), _shape(b)
         record("DivBackward0", res, (a, b),
-               lambda g: (sum_to(div(g, b), sa) if _rg(a) else None,
-                          sum_to(neg(div(mul(g, a), mul(b, b))), sb) if _rg(b) else None),
+               lambda g: (sum_to(div(g, _cj(b)), sa) if _rg(a) else None,
+                          sum_to(neg(div(mul(g, _cj(a)), _cj(mul(b, b)))), sb) if _rg(b) else None),
                saved=tuple(t for t in (a, b) if isinstance(t, TensorPy)))
     return res if out is None else write_out(out, res)
 
@@ -246,7 +254,10 @@ def _unary(name, kname, grad_fn=None, float_only=True, save_out=False, int_ident
             res._dt = dt
             res._sh = shape_of(x)
         if grad_fn is not None and needs_grad(x):
-            record(name, res, (x,), lambda g: (grad_fn(g, x, res),), saved=(x,))
+            if dt.is_complex:  # holomorphic f: PyTorch's gradient is g * conj(f'(x))
+                record(name, res, (x,), lambda g: (_cj(grad_fn(_cj(g), x, res)),), saved=(x,))
+            else:
+                record(name, res, (x,), lambda g: (grad_fn(g, x, res),), saved=(x,))
         return res if out is None else write_out(out, res)
     op.__name__ = name
     return op
@@ -274,7 +285,17 @@ cosh = _unary("CoshBackward0", "cosh", lambda g, x, y: mul(g, sinh(x)))
 reciprocal = _unary("ReciprocalBackward0", "reciprocal", lambda g, x, y: neg(mul(g, mul(y, y))))
 relu = _unary("ReluBackward0", "relu", lambda g, x, y: mul(g, cast(gt(y, 0), g.dtype)), float_only=False,
               keeps=_FIB)
-abs = _unary("AbsBackward0", "abs", lambda g, x, y: mul(g, sign(x)), float_only=False, keeps=_FIB)
+_abs = _unary("AbsBackward0", "abs", lambda g, x, y: mul(g, sign(x)), float_only=False, keeps=_FIB)
+
+
+def abs(input, *, out=None):  # noqa: A001
+    """msnb implementation of ``torch.abs`` (a real result for complex input)."""
+    if input.dtype.is_complex:
+        from .complex import complex_abs
+        return write_out(out, complex_abs(input))
+    return _abs(input, out=out)
+
+
 absolute = abs
 floor = _unary("FloorBackward0", "floor", lambda g, x, y: mul(g, 0), float_only=False, int_identity=True)
 ceil = _unary("CeilBackward0", "ceil", lambda g, x, y: mul(g, 0), float_only=False, int_identity=True)
@@ -342,8 +363,37 @@ def logaddexp(input, other):
     return add(m, log(add(exp(sub(input, m)), exp(sub(other, m)))))
 
 
-def xlogy(input, other):
-    return where(eq(input, 0), 0.0, mul(input, log(other)))
+def xlogy(input, other, *, out=None):
+    """msnb implementation of ``torch.xlogy``: 0 where ``input == 0`` unless ``other`` is NaN."""
+    a, b, rt = binary_operands(input, other)
+    if not rt.is_floating_point:
+        rt = D.get_default_dtype()
+    a = cast(a, rt) if isinstance(a, TensorPy) else _scalar_tensor(a, rt)
+    b = cast(b, rt) if isinstance(b, TensorPy) else _scalar_tensor(b, rt)
+    return write_out(out, xlog_op("XlogyBackward0", log, a, b, lambda g, x, y: div(mul(g, x), y)))
+
+
+def xlog_op(name, fn, a, b, grad_other):
+    """``a * fn(b)``, 0 where ``a == 0`` and ``b`` is not NaN, with PyTorch's gradients:
+    ``g * fn(b)`` masked the same way for ``a``, ``grad_other(g, a, b)`` for ``b``."""
+    from ..autograd.grad_mode import no_grad as _ng
+    with _ng():
+        zero = logical_and(eq(a, 0), logical_not(isnan(b)))
+        fb = fn(b)
+        res = where(zero, 0.0, mul(a, fb))
+    if needs_grad(a, b):
+        from ..autograd.grad_mode import STATE
+
+        def bw(g):  # with create_graph, fn(b) is recomputed so the gradient is differentiable
+            f = fn(b) if STATE.enabled else fb
+            return sum_to(where(zero, 0.0, mul(g, f)), _shape(a)), sum_to(grad_other(g, a, b), _shape(b))
+        record(name, res, (a, b), bw, saved=(a, b))
+    return res
+
+
+def _scalar_tensor(v, dtype):
+    from .creation import tensor
+    return tensor(float(v), dtype=dtype)
 
 
 def _select_grad(name, kname, pick_a):

@@ -282,20 +282,10 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dims_of(input, dim), keepdim)
 
 
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """msnb implementation of ``torch.norm`` (p = 'fro', 2, 1, inf, or a number)."""
-    x = input if dtype is None else cast(input, dtype)
-    if p in ("fro", 2, 2.0):
-        return P.sqrt(sum(P.mul(x, x), dim, keepdim))
-    if p in (1, 1.0):
-        return sum(P.abs(x), dim, keepdim)
-    if p == float("inf"):
-        return amax(P.abs(x), () if dim is None else dim, keepdim)
-    if p == float("-inf"):
-        return amin(P.abs(x), () if dim is None else dim, keepdim)
-    if p == 0:
-        return sum(cast(P.ne(x, 0), x.dtype), dim, keepdim)
-    return P.pow(sum(P.pow(P.abs(x), p), dim, keepdim), 1.0 / p)
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """msnb implementation of ``torch.norm`` (see ``norms.norm``)."""
+    from .norms import norm as _norm
+    return _norm(input, p, dim, keepdim, out, dtype)
 
 
 def logsumexp(input, dim, keepdim=False):

@@ -1,0 +1,33 @@
+"""msnb's ``torch.linalg`` (real floating dtypes; see ``_ops/matrix.py`` and
+``_ops/norms.py`` for which kernel computes what)."""
+
+from __future__ import annotations
+
+from ._namespace import missing_attribute
+from ._ops.linalg import matmul
+from ._ops.matrix import (LinAlgError, cholesky, cholesky_ex, det, eigh, eigvals, eigvalsh, inv, inv_ex, lstsq,
+                          matrix_exp, matrix_power, matrix_rank, multi_dot, pinv, qr, slogdet, solve, solve_ex,
+                          solve_triangular, svd, svdvals, tensorinv, tensorsolve, vander, vecdot)
+from ._ops.matrix import diagonal as _diagonal
+from ._ops.norms import cond, matrix_norm, vector_norm
+from ._ops.norms import linalg_norm as norm
+
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvals",
+           "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
+           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular",
+           "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """msnb implementation of ``torch.linalg.diagonal`` (a copy; PyTorch returns a view)."""
+    return _diagonal(A, offset, dim1, dim2)
+
+
+def cross(input, other, *, dim=-1, out=None):
+    """msnb implementation of ``torch.linalg.cross`` (broadcasting; ``dim`` must have size 3)."""
+    from ._ops.linalg import cross as _cross
+    return _cross(input, other, dim)
+
+
+def __getattr__(name):
+    raise missing_attribute("torch.linalg", name)
