@@ -69,3 +69,10 @@ def test_set_printoptions_matches_torch(opts):
     finally:
         mt.set_printoptions(profile="default")
         real.set_printoptions(profile="default")
+
+
+@pytest.mark.parametrize("a", [np.array([1 + 2j, -0.5 - 1.25j, 3j], np.complex64),
+                               (rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))).astype(np.complex64),
+                               np.array([1e-6 + 1j], np.complex128)], ids=["small", "2d", "sci_complex128"])
+def test_complex_repr_matches_torch(a):
+    assert repr(mt.tensor(a)) == repr(real.tensor(a))
