@@ -157,3 +157,8 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         w[rng.permutation(rows)[:zeros], c] = 0
     with no_grad():
         return tensor.copy_(_t(w).to(tensor.dtype))
+
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.nn.init")
