@@ -79,6 +79,57 @@ def _conv2d_plan_cpu(x_dtype, w_dtype, x_shape, w_shape, out_hw, groups):
             "im2col" if fwd == "im2col" and trace_open() else "native", chunk)
 
 
+# --- CPU kernels that need a guard to compute what PyTorch computes ------------------------
+
+def _tanh_cpu(x):
+    """MindSpore's float32 CPU tanh is off by ~1e-5 (tanh(5) = 1.0000098); float64 is exact:
+    float16/32 inputs are computed in float64 and rounded once."""
+    if x.dtype in (ms.float32, ms.float16):
+        return ops.cast(ops.tanh(ops.cast(x, ms.float64)), x.dtype)
+    return ops.tanh(x)
+
+
+def _relu_cpu(x):
+    """MindSpore's relu maps NaN to 0; PyTorch keeps NaN."""
+    y = ops.relu(x)
+    if x.dtype in (ms.float32, ms.float64, ms.float16, ms.bfloat16):
+        return ops.select(ops.isnan(x), x, y)
+    return y
+
+
+def _empty_inner(a, b):
+    return 0 in (a.shape[-1], b.shape[-2] if b.ndim > 1 else b.shape[0])
+
+
+def _zeros_product(a, b):
+    """``a @ b`` with an empty inner dimension: zeros (MindSpore returns uninitialised memory)."""
+    import numpy as np
+    batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    return ops.zeros(tuple(batch) + (a.shape[-2], b.shape[-1]), a.dtype)
+
+
+def _matmul_cpu(a, b):
+    return _zeros_product(a, b) if _empty_inner(a, b) else ops.matmul(a, b)
+
+
+def _bmm_cpu(a, b):
+    return _zeros_product(a, b) if _empty_inner(a, b) else ops.bmm(a, b)
+
+
+def _dense_cpu(x, w, b=None):
+    if x.shape[-1] == 0 or 0 in w.shape:
+        out = ops.zeros(tuple(x.shape[:-1]) + (w.shape[0],), x.dtype)
+        return out if b is None else ops.add(out, b)
+    return ops.dense(x, w, b)
+
+
+def _flip_cpu(x, dims):
+    """MindSpore's flip of an empty tensor dies with SIGFPE: an empty tensor flips to itself."""
+    if 0 in x.shape:
+        return ops.deepcopy(x)
+    return ops.flip(x, dims)
+
+
 # name: (cpu, ascend or None)
 TABLE = {
     # pointwise
@@ -87,8 +138,8 @@ TABLE = {
     "exp": (ops.exp, mint.exp), "log": (ops.log, mint.log), "sqrt": (ops.sqrt, mint.sqrt),
     "rsqrt": (ops.rsqrt, mint.rsqrt), "abs": (ops.abs, mint.abs), "sign": (ops.sign, mint.sign),
     "sin": (ops.sin, mint.sin), "cos": (ops.cos, mint.cos), "tan": (ops.tan, None),
-    "tanh": (ops.tanh, mint.tanh), "sigmoid": (ops.sigmoid, mint.sigmoid),
-    "relu": (ops.relu, mint.nn.functional.relu), "floor": (ops.floor, mint.floor),
+    "tanh": (_tanh_cpu, mint.tanh), "sigmoid": (ops.sigmoid, mint.sigmoid),
+    "relu": (_relu_cpu, mint.nn.functional.relu), "floor": (ops.floor, mint.floor),
     "ceil": (ops.ceil, mint.ceil), "round": (ops.round, mint.round), "trunc": (ops.trunc, None),
     "reciprocal": (ops.reciprocal, mint.reciprocal), "erf": (ops.erf, mint.erf),
     "log1p": (ops.log1p, mint.log1p), "expm1": (ops.expm1, mint.expm1),
@@ -118,13 +169,13 @@ TABLE = {
     "reshape": (ops.reshape, None), "transpose": (ops.transpose, None),
     "expand_dims": (ops.expand_dims, None), "squeeze": (ops.squeeze, None),
     "broadcast_to": (ops.broadcast_to, None), "tile": (ops.tile, None),
-    "concat": (ops.cat, None), "stack": (ops.stack, None), "flip": (ops.flip, None),
+    "concat": (ops.cat, None), "stack": (ops.stack, None), "flip": (_flip_cpu, None),
     "gather_elements": (ops.gather_elements, None), "tensor_scatter_elements": (ops.tensor_scatter_elements, None),
     "index_select": (ops.gather, None), "roll": (ops.roll, None), "tril": (ops.tril, None),
     "triu": (ops.triu, None), "masked_fill": (ops.masked_fill, None), "pad": (ops.pad, None),
     "identity": (ops.deepcopy, None),
     # linear algebra
-    "matmul": (ops.matmul, mint.matmul), "bmm": (ops.bmm, mint.bmm), "dense": (ops.dense, mint.nn.functional.linear),
+    "matmul": (_matmul_cpu, mint.matmul), "bmm": (_bmm_cpu, mint.bmm),
     # creation / random
     "zeros": (ops.zeros, mint.zeros), "ones": (ops.ones, mint.ones), "fill": (ops.fill, None),
     "zeros_like": (ops.zeros_like, None), "ones_like": (ops.ones_like, None),
@@ -136,7 +187,7 @@ TABLE = {
     "max_pool2d": (ops.max_pool2d, None), "avg_pool2d": (ops.avg_pool2d, None),
     "gelu": (ops.gelu, None), "silu": (ops.silu, None), "leaky_relu": (ops.leaky_relu, None),
     "elu": (ops.elu, None), "softplus": (ops.softplus, None),
-    "dense": (ops.dense, mint.nn.functional.linear),
+    "dense": (_dense_cpu, mint.nn.functional.linear),
     # primitive class (built once per configuration by nn.functional): no functional CPU form
     "conv2d_transpose_prim": (ops.Conv2DTranspose, None),
     "split": (ops.split, mint.split), "unstack": (ops.unstack, None),

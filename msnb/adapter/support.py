@@ -19,9 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Entry", "load_registry", "is_supported", "build_registry", "to_markdown", "main", "REGISTRY_PATH",
-           "SUPPORT_LIST_URL", "NAMESPACES", "PARTIAL", "LINALG_SPECIAL_NOTES"]
+           "SUPPORT_LIST_URL", "NAMESPACES", "PARTIAL", "LINALG_SPECIAL_NOTES", "OPINFO_RESULTS_PATH",
+           "load_opinfo_results", "opinfo_lines"]
 
 REGISTRY_PATH = Path(__file__).with_name("support.json")
+#: per-name OpInfo replay results, written by ``tools/opinfo_report.py --write``
+OPINFO_RESULTS_PATH = Path(__file__).with_name("opinfo_results.json")
 #: Where users are pointed when something is missing.
 SUPPORT_LIST_URL = "docs/support.md (or: python -m msnb.adapter.support --markdown)"
 
@@ -33,6 +36,7 @@ class Entry:
     name: str
     status: str  # "supported" | "partial"
     note: str = ""
+    opinfo: str = ""  # "passing/replayed" OpInfo samples, when PyTorch's OpInfo covers the name
 
 
 @functools.lru_cache(maxsize=1)
@@ -40,7 +44,7 @@ def load_registry() -> dict[str, Entry]:
     """Read the committed registry; cheap, no MindSpore import."""
     raw = json.loads(REGISTRY_PATH.read_text(encoding="utf-8"))
     return {
-        name: Entry(name, info.get("status", "supported"), info.get("note", ""))
+        name: Entry(name, info.get("status", "supported"), info.get("note", ""), info.get("opinfo", ""))
         for name, info in raw["entries"].items()
     }
 
@@ -192,12 +196,6 @@ PARTIAL = {
                                   "with model.load_state_dict(torch.load(path))"
        for m in ("resnet18", "resnet34", "resnet50", "vgg11", "vgg11_bn", "vgg16", "vgg16_bn", "mobilenet_v2",
                  "alexnet", "squeezenet1_0", "squeezenet1_1")},
-    "torch.relu": "NaN inputs give 0 (MindSpore's kernel); PyTorch gives NaN",
-    "torch.Tensor.relu": "NaN inputs give 0 (MindSpore's kernel); PyTorch gives NaN",
-    "torch.nn.functional.relu": "NaN inputs give 0 (MindSpore's kernel); PyTorch gives NaN",
-    "torch.nn.ReLU": "NaN inputs give 0 (MindSpore's kernel); PyTorch gives NaN",
-    "torch.tanh": "accurate to 3e-5 relative on CPU (MindSpore's kernel), not 1e-5",
-    "torch.Tensor.tanh": "accurate to 3e-5 relative on CPU (MindSpore's kernel), not 1e-5",
 }
 
 
@@ -222,6 +220,29 @@ def _public_names(modname: str) -> list[str]:
     return out
 
 
+def load_opinfo_results() -> dict:
+    """The committed OpInfo replay results (``{}`` when the file is absent)."""
+    if not OPINFO_RESULTS_PATH.is_file():
+        return {}
+    return json.loads(OPINFO_RESULTS_PATH.read_text(encoding="utf-8"))
+
+
+def _entry(name: str, opinfo: dict) -> dict:
+    """A name's status: ``partial`` when a note says what differs or when any of
+    its OpInfo samples fails (the note then says which and why)."""
+    note = PARTIAL.get(name, "")
+    res = opinfo.get(name)
+    if res is None:
+        return {"status": "partial", "note": note} if note else {"status": "supported"}
+    total = res["passed"] + res["failed"]
+    e = {"opinfo": f"{res['passed']}/{total}"}
+    if res["failed"]:
+        why = "; ".join(res["failures"][:2])
+        extra = f"OpInfo: {res['failed']} of {total} samples fail ({why})"
+        note = f"{note}; {extra}" if note else extra
+    return {"status": "partial", "note": note, **e} if note else {"status": "supported", **e}
+
+
 def build_registry() -> dict:
     """Introspect the adapter (imports MindSpore) and return the registry dict."""
     from .torch import Tensor, _api_names
@@ -229,10 +250,11 @@ def build_registry() -> dict:
     torch_top = set(_api_names.MODULE_NAMES.get("torch", ())) | {
         "float", "double", "half", "long", "int", "short", "cfloat", "cdouble", "newaxis"}
     entries: dict[str, dict] = {}
+    results = load_opinfo_results()
+    opinfo = results.get("names", {})
 
     def add(name):
-        note = PARTIAL.get(name, "")
-        entries[name] = {"status": "partial", "note": note} if note else {"status": "supported"}
+        entries[name] = _entry(name, opinfo)
 
     for ns, modname in NAMESPACES.items():
         for n in _public_names(modname):
@@ -263,18 +285,43 @@ def build_registry() -> dict:
         if owner is None or not owner.__module__.startswith("msnb."):
             continue
         add(f"torch.Tensor.{n}")
-    return {"version": 1, "entries": dict(sorted(entries.items()))}
+    reg = {"version": 1, "entries": dict(sorted(entries.items()))}
+    if results:
+        reg["opinfo_summary"] = results.get("summary", {})
+    return reg
+
+
+def opinfo_lines(reg: dict) -> list[str]:
+    """The OpInfo replay figures, one line each."""
+    s = reg.get("opinfo_summary")
+    if not s:
+        return []
+
+    def pct(d, key="pass"):
+        return f"{d[key]}/{d['evaluated']} ({100.0 * d[key] / max(d['evaluated'], 1):.1f}%)"
+
+    return [f"OpInfo ops passing fully (primary form): {pct(s['ops'])}",
+            f"OpInfo method forms passing fully: {pct(s['methods'])}",
+            f"ModuleInfos passing fully: {pct(s['modules'])}",
+            f"OpInfo samples passing: {pct(s['samples'])}",
+            "by namespace: " + ", ".join(f"{k} {v['pass']}/{v['evaluated']}" for k, v in s["namespaces"].items())]
 
 
 def to_markdown(reg: dict) -> str:
     rows = ["# msnb support list", "",
             "Generated by `python -m msnb.adapter.support --markdown`. A name not listed here is not",
-            "supported: using it raises an error that names it.", "",
+            "supported: using it raises an error that names it. A name PyTorch's operator test database",
+            "(OpInfo / ModuleInfo, replayed by `tools/opinfo_report.py`) covers is `supported` only when",
+            "all its replayed samples pass; the `OpInfo` column gives passing / replayed samples.", "",
             f"{sum(1 for e in reg['entries'].values() if e['status'] == 'supported')} supported, "
-            f"{sum(1 for e in reg['entries'].values() if e['status'] == 'partial')} partial.", "",
-            "| API | status | note |", "| --- | --- | --- |"]
+            f"{sum(1 for e in reg['entries'].values() if e['status'] == 'partial')} partial.", ""]
+    lines = opinfo_lines(reg)
+    if lines:
+        rows += [f"- {ln}" for ln in lines] + [""]
+    rows += ["| API | status | OpInfo | note |", "| --- | --- | --- | --- |"]
     for name, e in reg["entries"].items():
-        rows.append(f"| `{name}` | {e['status']} | {e.get('note', '')} |")
+        note = e.get("note", "").replace("|", "\\|")
+        rows.append(f"| `{name}` | {e['status']} | {e.get('opinfo', '')} | {note} |")
     return "\n".join(rows) + "\n"
 
 
@@ -307,6 +354,8 @@ def main(argv=None) -> int:
     for e in reg["entries"].values():
         counts[e["status"]] = counts.get(e["status"], 0) + 1
     print(json.dumps(counts))
+    for line in opinfo_lines(reg):
+        print(line)
     return 0
 
 

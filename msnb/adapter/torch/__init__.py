@@ -38,7 +38,8 @@ from ._interop import cast_to_adapter_tensor, cast_to_ms_tensor, is_tensor, is_s
     typename, compile, use_deterministic_algorithms, get_num_threads, set_num_threads, \
     is_nonzero, clamp_min, clamp_max, softmax, log_softmax, relu_, sigmoid_, tanh_, set_float32_matmul_precision, \
     get_float32_matmul_precision
-from . import cuda, backends, accelerator, _api_names, random
+from . import cuda, backends, accelerator, _api_names, random, _missing
+_missing_attr = _missing.module_getattr("torch")
 from .serialization import save, load
 from ._tensor_str import set_printoptions
 from .amp.autocast_mode import autocast, is_autocast_enabled, get_autocast_dtype, set_autocast_enabled, \
@@ -49,6 +50,8 @@ version = type("version", (), {"__version__": __version__, "cuda": None, "git_ve
                                "mindspore": _MS_VERSION})
 
 from ._legacy import *  # noqa: F401,F403 - FloatTensor, LongTensor, ...
+from ._tensor import bind_function_methods as _bind_function_methods
+_bind_function_methods(globals())
 strided = "torch.strided"
 contiguous_format = preserve_format = channels_last = "torch.contiguous_format"
 import builtins as _b
@@ -60,7 +63,7 @@ newaxis = None
 
 _LAZY = {"nn": ".nn", "optim": ".optim", "utils": ".utils", "amp": ".amp", "distributed": ".distributed",
          "multiprocessing": ".multiprocessing", "hub": ".hub", "fft": ".fft", "linalg": ".linalg",
-         "special": ".special", "jit": ".jit", "testing": ".testing", "onnx": ".onnx",
+         "special": ".special", "masked": ".masked", "signal": ".signal", "jit": ".jit", "testing": ".testing", "onnx": ".onnx",
          "distributions": ".distributions"}
 
 
@@ -71,11 +74,7 @@ def __getattr__(name):
         try:
             mod = importlib.import_module(_LAZY[name], __name__)
         except ModuleNotFoundError:
-            raise AttributeError(f"torch.{name} is not supported by msnb yet (see the support list: "
-                                 "python -m msnb.adapter.support --markdown)") from None
+            raise _missing.NotSupportedError(_missing.not_supported_message(f"torch.{name}")) from None
         globals()[name] = mod
         return mod
-    if name in _api_names.MODULE_NAMES.get("torch", ()):
-        raise AttributeError(f"torch.{name} is not supported by msnb yet (see the support list: "
-                             "python -m msnb.adapter.support --markdown)")
-    raise AttributeError(f"module 'torch' has no attribute '{name}'")
+    return _missing_attr(name)

@@ -359,3 +359,12 @@ def make_view(src, out, fn, inv, detached=False):
         views = root._views = weakref.WeakSet()
     views.add(out)
     return out
+
+
+def wrap_dim(dim, ndim: int) -> int:
+    """``dim`` in ``[0, ndim)``; PyTorch's ``IndexError`` when it is out of range
+    (a 0-d tensor accepts 0 and -1, as in PyTorch)."""
+    m = ndim if ndim > 0 else 1
+    if not -m <= dim < m:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-m}, {m - 1}], but got {dim})")
+    return dim % m

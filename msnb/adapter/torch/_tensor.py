@@ -21,7 +21,7 @@ import numpy as np
 from .. import _ms as _ms_internal
 from .._ms import TensorPy, ms, set_data
 from ..graph import capture as _graph_capture
-from . import _core
+from . import _core, _missing
 from . import _dtype as D
 from ._device import active_device, device as _device_cls
 from ._ops import creation as C, indexing as I, linalg as L, pointwise as P, random as R, \
@@ -115,6 +115,12 @@ class Tensor(ms.Tensor):
         ms.Tensor.__init__(self, arr)
         if requires_grad:
             self.requires_grad_(True)
+
+    def __getattr__(self, name):
+        # only reached when normal lookup fails: a PyTorch method msnb lacks says so
+        if name.startswith("_"):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        _missing.missing_tensor_attr(self, name)
 
     # --- metadata ----------------------------------------------------------
     # dtype and shape recorded by the op that made the tensor (see "Recorded
@@ -401,6 +407,12 @@ class Tensor(ms.Tensor):
         kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        flags = [a for a in args if isinstance(a, bool)]  # to(dtype, non_blocking, copy)
+        if len(flags) > 2:
+            raise TypeError("to() received an invalid combination of arguments")
+        if len(flags) == 2:
+            copy = copy or flags[1]
+        args = [a for a in args if not isinstance(a, bool)]
         for a in args:
             if isinstance(a, D.dtype):
                 dtype = a
@@ -418,11 +430,18 @@ class Tensor(ms.Tensor):
             out = S.clone(self)
         return out
 
-    def type(self, dtype=None, non_blocking=False):
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """``x.type()`` names the legacy type; ``x.type(torch.LongTensor)``,
+        ``x.type('torch.LongTensor')`` and ``x.type(torch.int64)`` convert."""
         if dtype is None:
             return _TYPE_NAMES.get(self.dtype, "torch.Tensor")
         if isinstance(dtype, str):
-            dtype = {v: k for k, v in _TYPE_NAMES.items()}[dtype]
+            names = {v: k for k, v in _TYPE_NAMES.items()}
+            if dtype not in names:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = names[dtype]
+        elif not isinstance(dtype, D.dtype) and isinstance(getattr(dtype, "dtype", None), D.dtype):
+            dtype = dtype.dtype  # torch.LongTensor and the other legacy type objects
         return self.to(dtype)
 
     def type_as(self, other):
@@ -446,35 +465,44 @@ class Tensor(ms.Tensor):
     def share_memory_(self):
         return self
 
-    def float(self):
+    # memory_format is accepted as in PyTorch: msnb tensors have one (contiguous) layout
+    def float(self, memory_format=None):
         return _core.cast(self, D.float32)
 
-    def double(self):
+    def double(self, memory_format=None):
         return _core.cast(self, D.float64)
 
-    def half(self):
+    def half(self, memory_format=None):
         return _core.cast(self, D.float16)
 
-    def bfloat16(self):
+    def bfloat16(self, memory_format=None):
         return _core.cast(self, D.bfloat16)
 
-    def int(self):
+    def int(self, memory_format=None):
         return _core.cast(self, D.int32)
 
-    def long(self):
+    def long(self, memory_format=None):
         return _core.cast(self, D.int64)
 
-    def short(self):
+    def short(self, memory_format=None):
         return _core.cast(self, D.int16)
 
-    def char(self):
+    def char(self, memory_format=None):
         return _core.cast(self, D.int8)
 
-    def byte(self):
+    def byte(self, memory_format=None):
         return _core.cast(self, D.uint8)
 
-    def bool(self):
+    def bool(self, memory_format=None):
         return _core.cast(self, D.bool)
+
+    def softmax(self, dim, dtype=None):
+        from .nn import functional as F
+        return F.softmax(self, dim, dtype=dtype)
+
+    def log_softmax(self, dim, dtype=None):
+        from .nn import functional as F
+        return F.log_softmax(self, dim, dtype=dtype)
 
     # --- printing ------------------------------------------------------------
     def __repr__(self, *, tensor_contents=None):
@@ -528,7 +556,11 @@ class Tensor(ms.Tensor):
     def repeat(self, *sizes):
         return S.repeat(self, *sizes)
 
-    def flip(self, *dims):
+    def flip(self, *dims, **kwargs):
+        if "dims" in kwargs:
+            dims = (kwargs.pop("dims"),)
+        if kwargs:
+            raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
         return S.flip(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)
 
     def sum(self, dim=None, keepdim=False, dtype=None):
@@ -881,3 +913,23 @@ if _core.CHECK_META:
 _core.Tensor_ = Tensor
 _core.read_meta = _read_meta
 _ms_internal.set_adapter_class(Tensor)
+
+
+def bind_function_methods(namespace):
+    """``x.f(*args)`` is ``torch.f(x, *args)`` in PyTorch: every PyTorch Tensor method msnb
+    implements only as a ``torch.*`` function becomes a method calling that function."""
+    from ._api_names import TENSOR_METHODS
+    for name in sorted(TENSOR_METHODS):
+        cur = getattr(Tensor, name, None)
+        if cur is not None and not getattr(cur, "_msnb_unsupported", False):
+            continue
+        fn = namespace.get(name)
+        if not callable(fn) or isinstance(fn, type) or not getattr(fn, "__module__", "").startswith("msnb."):
+            continue
+
+        def method(self, *args, _fn=fn, **kwargs):
+            return _fn(self, *args, **kwargs)
+        method.__name__ = name
+        method.__qualname__ = f"Tensor.{name}"
+        method.__doc__ = f"msnb implementation of ``torch.Tensor.{name}``: ``torch.{name}(self, ...)``."
+        setattr(Tensor, name, method)

@@ -297,6 +297,11 @@ def _save_load(t):
 
 beh("save/load", registered("torch.save", "torch.load"), _save_load)
 
+# --- methods msnb binds to their torch.* function (x.f(...) == torch.f(x, ...)) --------------------
+beh("is_nonzero-method", T("is_nonzero"), lambda t: (t.tensor([2.0]).is_nonzero(), t.tensor(0).is_nonzero()))
+beh("multinomial-method-one-hot", T("multinomial"),
+    lambda t: t.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 3.0]]).multinomial(1))
+
 
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
 def test_tensor(c):

@@ -45,6 +45,8 @@ def _np_default(data, dtype):
             return arr, dt
     else:
         arr = np.asarray(data)
+        if not isinstance(data, (np.ndarray, np.generic)):
+            _check_int_literals(arr, dtype)
     if dtype is not None:
         d = D.to_torch_dtype(dtype)
         return arr.astype(np.float32 if d is D.bfloat16 else d.numpy, copy=False), d
@@ -61,6 +63,22 @@ def _np_default(data, dtype):
     if arr.dtype.kind in "US":
         raise TypeError("new(): invalid data type 'str'")
     return arr, D.to_torch_dtype(arr.dtype)
+
+
+def _check_int_literals(arr, dtype):
+    """Python integers that do not fit raise as in PyTorch (numpy would wrap them)."""
+    d = None if dtype is None else D.to_torch_dtype(dtype)
+    if d is not None and (d.is_floating_point or d.is_complex or d is D.bool):
+        return
+    if arr.dtype == np.uint64 or (arr.dtype == np.object_ and any(isinstance(v, int) and not -2**63 <= v < 2**63
+                                                                 for v in arr.reshape(-1).tolist())):
+        raise ValueError("Overflow when unpacking long long")
+    if d is None or arr.dtype.kind not in "iu" or arr.size == 0:
+        return
+    info = np.iinfo(d.numpy)
+    lo = -int(info.max) if info.min == 0 else int(info.min)  # unsigned: PyTorch accepts -max..max
+    if int(arr.min()) < lo or int(arr.max()) > int(info.max):
+        raise RuntimeError(f"value cannot be converted to type {d._name} without overflow")
 
 
 def _flat(x):
@@ -141,18 +159,35 @@ def _fill(size, value, dtype, requires_grad):
     return _finish(arr, d, requires_grad)
 
 
+def _size_keyword(fn):
+    """``torch.zeros(size=(2, 3))``: PyTorch also takes the size as a keyword."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*size, **kwargs):
+        if "size" in kwargs:
+            if size:
+                raise TypeError(f"{fn.__name__}() got multiple values for argument 'size'")
+            size = (kwargs.pop("size"),)
+        return fn(*size, **kwargs)
+    return wrapper
+
+
+@_size_keyword
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """msnb implementation of ``torch.zeros``."""
     t = _fill(size_args(size), 0, dtype or D.get_default_dtype(), requires_grad)
     return _core.write_out(out, t)
 
 
+@_size_keyword
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """msnb implementation of ``torch.ones``."""
     t = _fill(size_args(size), 1, dtype or D.get_default_dtype(), requires_grad)
     return _core.write_out(out, t)
 
 
+@_size_keyword
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     """msnb implementation of ``torch.empty`` (memory is zero-filled)."""

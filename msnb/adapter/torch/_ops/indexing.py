@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
+from .. import _core, _dtype as D
 from .._core import K, TensorPy, cast, inplace, make_view, ms, needs_grad, record, wrap
 from . import pointwise as P
 
@@ -212,6 +212,10 @@ def index_select(input, dim, index, *, out=None):
     d = dims_of(input, dim)[0]
     _check_index(index, "index_select(): Expected dtype int32 or int64 for index")
     idx = cast(index, D.int64).reshape(-1)
+    if input.ndim == 0:
+        check_in_bounds(idx, 1, 0, IndexError)
+        return input.reshape(()).clone()
+    check_in_bounds(idx, input.shape[d], d, IndexError)
     res = wrap(K.index_select(input, idx, d))
     if needs_grad(input):
         shp = tuple(input.shape)
@@ -227,6 +231,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     src = source if alpha == 1 else P.mul(source, alpha)
     src = cast(src, input.dtype)
     idx = cast(index, D.int64).reshape(-1)
+    check_in_bounds(idx, input.shape[d] if input.ndim else 1, d, IndexError)
     # scatter_add along dim d using an index broadcast to src's shape
     shape = [1] * src.ndim
     shape[d] = -1
@@ -239,14 +244,37 @@ def _check_index(index, message):
         raise RuntimeError(message)
 
 
+def _index_range(idx):
+    """(min, max) of an index tensor, read on the host; None when it is empty."""
+    if idx.numel() == 0:
+        return None
+    a = idx.numpy()
+    return int(a.min()), int(a.max())
+
+
+def check_in_bounds(idx, size, dim, exc=RuntimeError):
+    """PyTorch refuses indices outside ``[0, size)`` (no wrapping of negatives) in gather,
+    scatter, scatter_add; index_select, index_add and embedding raise ``IndexError``."""
+    r = _index_range(idx)
+    if r is None:
+        return
+    lo, hi = r
+    if lo < 0 or hi >= size:
+        if exc is IndexError:
+            raise IndexError("index out of range in self")
+        bad = lo if lo < 0 else hi
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
 def gather(input, dim, index, *, sparse_grad=False):
     """msnb implementation of ``torch.gather``."""
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
     _check_index(index, "gather(): Expected dtype int32/int64 for index")
     idx = cast(index, D.int64)
+    check_in_bounds(idx, input.shape[d] if input.ndim else 1, d)
     if input.ndim == 0:
-        return input.reshape(()) * 1
+        return input.reshape(()).clone() if idx.ndim == 0 else input.reshape(()).clone().expand(tuple(idx.shape))
     res = wrap(K.gather_elements(input, d, idx))
     if needs_grad(input):
         shp = tuple(input.shape)
@@ -271,6 +299,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
     idx = cast(index, D.int64)
+    check_in_bounds(idx, input.shape[d] if input.ndim else 1, d)
     if src is None:
         src = value
     if not isinstance(src, TensorPy):
@@ -298,6 +327,7 @@ def scatter_add(input, dim, index, src):
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
     idx = cast(index, D.int64)
+    check_in_bounds(idx, input.shape[d] if input.ndim else 1, d)
     src = cast(src, input.dtype)
     if tuple(src.shape) != tuple(idx.shape):
         src = src[tuple(slice(0, s) for s in idx.shape)]
@@ -332,7 +362,11 @@ def masked_select(input, mask):
 def nonzero(input, *, as_tuple=False):
     """msnb implementation of ``torch.nonzero``."""
     from .creation import tensor
-    nz = np.nonzero(input.detach().numpy())
+    a = input.detach().numpy()
+    if a.ndim == 0:  # PyTorch: a 0-d tensor has n = (value != 0) positions and no coordinates
+        n = int(a != 0)
+        return (tensor(np.zeros(n, np.int64)),) if as_tuple else tensor(np.zeros((n, 0), np.int64))
+    nz = np.nonzero(a)
     if as_tuple:
         return tuple(tensor(a.astype(np.int64)) for a in nz)
     return tensor(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))

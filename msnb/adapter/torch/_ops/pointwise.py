@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .. import _dtype as D
+from .. import _core, _dtype as D
 from .._core import K, binary_operands, cast, meta, needs_grad, record, shape_of, wrap, write_out, TensorPy
 
 __all__ = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow",
@@ -155,6 +155,7 @@ def _cj(x):
 def div(input, other, *, rounding_mode=None, out=None):
     """msnb implementation of ``torch.div`` (true, ``"trunc"`` and ``"floor"`` division)."""
     if rounding_mode is not None:
+        _int_zero_check(other, D.result_type(input, other))
         q = div(input, other)
         q = trunc(q) if rounding_mode == "trunc" else floor(q) if rounding_mode == "floor" else \
             _bad_mode(rounding_mode)
@@ -184,14 +185,27 @@ multiply = mul
 subtract = sub
 
 
+def _int_zero_check(b, rt):
+    """Integer division by zero raises in PyTorch (CPU), it does not give a number."""
+    if rt.is_floating_point or rt is D.bool:
+        return
+    if isinstance(b, TensorPy):
+        if bool(K.any(K.eq(b, 0))):
+            raise RuntimeError("ZeroDivisionError")
+    elif b == 0:
+        raise RuntimeError("ZeroDivisionError")
+
+
 def floor_divide(input, other, *, out=None):
     a, b, rt = binary_operands(input, other)
+    _int_zero_check(b, rt)
     return write_out(out, _call2(K.floor_divide, a, b, rt) if not rt.is_floating_point else floor(div(a, b)))
 
 
 def remainder(input, other, *, out=None):
     """msnb implementation of ``torch.remainder`` (sign of the divisor)."""
     a, b, rt = binary_operands(input, other)
+    _int_zero_check(b, rt)
     res = sub(a, mul(floor_divide(a, b), b))
     return write_out(out, res)
 
@@ -201,6 +215,7 @@ def fmod(input, other, *, out=None):
     if rt.is_floating_point:
         return write_out(out, sub(a, mul(trunc(div(a, b)), b)))
     # integers: the result takes the dividend's sign, |a| mod |b| in size
+    _int_zero_check(b, rt)
     return write_out(out, mul(remainder(abs(a), abs(b)), sign(a)))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins as _b
 import collections
 
-from .. import _dtype as D
+from .. import _core, _dtype as D
 from .._core import K, cast, copy_meta, meta, needs_grad, record, shape_of, wrap, write_out, TensorPy
 from . import pointwise as P
 
@@ -221,43 +221,76 @@ def min(input, dim=None, keepdim=False, *, other=None, out=None):  # noqa: A001
     return _max_min("amin", _MinResult, "MinBackward1", input, dim, keepdim, other)
 
 
-def argmax(input, dim=None, keepdim=False):
-    """msnb implementation of ``torch.argmax`` (first occurrence)."""
+def _arg_extreme(kname, input, dim, keepdim):
+    """argmax / argmin, first occurrence; a NaN counts as the extreme, as in PyTorch."""
+    x = input
     if dim is None:
-        return cast(wrap(K.argmax(input.reshape(-1), 0, False)), D.int64)
-    return cast(wrap(K.argmax(input, dims_of(input, dim)[0], keepdim)), D.int64)
+        x, d, keepdim = input.reshape(-1), 0, False
+    else:
+        d = dims_of(input, dim)[0]
+    if x.ndim == 0:
+        return wrap(K.zeros((), D.int64))
+    idx = cast(wrap(getattr(K, kname)(x, d, keepdim)), D.int64)
+    if x.dtype.is_floating_point:
+        nan = P.isnan(x)
+        first_nan = cast(wrap(K.argmax(cast(nan, D.int32), d, keepdim)), D.int64)
+        idx = P.where(wrap(K.any(nan, (d,), keepdim)), first_nan, idx)
+    return idx
+
+
+def argmax(input, dim=None, keepdim=False):
+    """msnb implementation of ``torch.argmax`` (first occurrence; NaN wins, as in PyTorch)."""
+    return _arg_extreme("argmax", input, dim, keepdim)
 
 
 def argmin(input, dim=None, keepdim=False):
-    if dim is None:
-        return cast(wrap(K.argmin(input.reshape(-1), 0, False)), D.int64)
-    return cast(wrap(K.argmin(input, dims_of(input, dim)[0], keepdim)), D.int64)
+    """msnb implementation of ``torch.argmin`` (first occurrence; NaN wins, as in PyTorch)."""
+    return _arg_extreme("argmin", input, dim, keepdim)
+
+
+def _empty_bool_reduce(x, dims, keepdim, value):
+    """all/any over an empty tensor: True/False everywhere (MindSpore's kernel reads garbage)."""
+    from .creation import full
+    shape = [1 if i in dims else s for i, s in enumerate(x.shape)] if keepdim else \
+        [s for i, s in enumerate(x.shape) if i not in dims]
+    return full(tuple(shape), value, dtype=D.bool)
 
 
 def all(input, dim=None, keepdim=False):  # noqa: A001
     x = cast(input, D.bool)
     if x.ndim == 0:
         return wrap(K.identity(x))
-    return wrap(K.all(x, dims_of(x, dim), keepdim))
+    dims = dims_of(x, dim)
+    if 0 in tuple(x.shape):
+        return _empty_bool_reduce(x, dims, keepdim, True)
+    return wrap(K.all(x, dims, keepdim))
 
 
 def any(input, dim=None, keepdim=False):  # noqa: A001
     x = cast(input, D.bool)
     if x.ndim == 0:
         return wrap(K.identity(x))
-    return wrap(K.any(x, dims_of(x, dim), keepdim))
+    dims = dims_of(x, dim)
+    if 0 in tuple(x.shape):
+        return _empty_bool_reduce(x, dims, keepdim, False)
+    return wrap(K.any(x, dims, keepdim))
 
 
 def count_nonzero(input, dim=None):
     return sum(P.ne(input, 0), dim)
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """msnb implementation of ``torch.var`` (``correction`` defaults to 1)."""
+def _var_args(dim, unbiased):
     if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool) and dim is None:
         dim, unbiased = unbiased, None
     if isinstance(dim, bool):  # torch.var(x, False): the positional argument is ``unbiased``
         dim, unbiased = None, dim
+    return dim, unbiased
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """msnb implementation of ``torch.var`` (``correction`` defaults to 1)."""
+    dim, unbiased = _var_args(dim, unbiased)
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     dims = dims_of(input, dim)
@@ -275,10 +308,12 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dim, unbiased = _var_args(dim, unbiased)
     return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dims_of(input, dim), keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dim, unbiased = _var_args(dim, unbiased)
     return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dims_of(input, dim), keepdim)
 
 

@@ -7,7 +7,7 @@ import builtins
 
 import numpy as np
 
-from .. import _dtype as D
+from .. import _core, _dtype as D
 from .._core import K, cast, make_view, needs_grad, record, wrap, wrap_fresh, TensorPy
 from .creation import size_args
 from .reduction import dims_of
@@ -89,7 +89,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     nd = input.ndim
     if nd == 0:
         return reshape(input, (1,))
-    s, e = start_dim % nd, end_dim % nd
+    s, e = _core.wrap_dim(start_dim, nd), _core.wrap_dim(end_dim, nd)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shp = list(input.shape)
@@ -152,7 +152,7 @@ def permute(input, *dims):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
                            f"the length of the desired ordering of dimensions i.e. input.dim() = {nd} "
                            f"is not equal to len(dims) = {len(perm)}")
-    perm = tuple(p % nd for p in perm)
+    perm = tuple(_core.wrap_dim(p, nd) for p in perm)
     inv = tuple(np.argsort(perm).tolist())
     res = _permute_impl(input, perm)
     ident = perm == tuple(range(nd))
@@ -182,8 +182,8 @@ def t(input):
 
 def movedim(input, source, destination):
     nd = input.ndim
-    src = [s % nd for s in ((source,) if isinstance(source, int) else source)]
-    dst = [d % nd for d in ((destination,) if isinstance(destination, int) else destination)]
+    src = [_core.wrap_dim(s, nd) for s in ((source,) if isinstance(source, int) else source)]
+    dst = [_core.wrap_dim(d, nd) for d in ((destination,) if isinstance(destination, int) else destination)]
     order = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -262,7 +262,12 @@ def tile(input, *dims):
     return repeat(input, dims)
 
 
-def repeat_interleave(input, repeats, dim=None):
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """msnb implementation of ``torch.repeat_interleave`` (``output_size`` is checked, as in PyTorch)."""
+    if repeats is None:  # repeat_interleave(repeats): indices repeated by their counts
+        from .creation import arange
+        counts = input
+        return repeat_interleave(arange(counts.numel()), counts.reshape(-1), 0, output_size=output_size)
     if isinstance(repeats, TensorPy):
         repeats = repeats.tolist()
     from .indexing import index_select
@@ -271,7 +276,13 @@ def repeat_interleave(input, repeats, dim=None):
         input, dim = reshape(input, (-1,)), 0
     n = input.shape[dim]
     reps = [repeats] * n if isinstance(repeats, int) else list(repeats)
+    if len(reps) != n:
+        raise RuntimeError("repeats must have the same size as input along dim")
+    if builtins.any(r < 0 for r in reps):
+        raise RuntimeError("repeats can not be negative")
     idx = tensor(np.repeat(np.arange(n), reps).astype(np.int64))
+    if output_size is not None and output_size != idx.numel():
+        raise RuntimeError(f"allocated size does not match required size ({output_size} vs {idx.numel()})")
     return index_select(input, dim, idx)
 
 
@@ -325,7 +336,7 @@ def stack(tensors, dim=0, *, out=None):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
                                f"entry 0 and {list(t_.shape)} at entry {k}")
     nd = tensors[0].ndim + 1
-    d = dim % nd
+    d = _core.wrap_dim(dim, nd)
     return cat([unsqueeze(t_, d) for t_ in tensors], d, out=out)
 
 

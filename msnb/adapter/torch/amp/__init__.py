@@ -12,3 +12,8 @@ from .autocast_mode import autocast, custom_bwd, custom_fwd, is_autocast_availab
 from .grad_scaler import GradScaler
 
 __all__ = ["autocast", "GradScaler", "is_autocast_available", "custom_fwd", "custom_bwd"]
+
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.amp")

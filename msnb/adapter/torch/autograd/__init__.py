@@ -73,3 +73,8 @@ def Variable(data, requires_grad=False, volatile=False):  # noqa: N802 - torch's
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.autograd")

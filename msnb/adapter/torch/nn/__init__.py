@@ -9,9 +9,6 @@ from .parameter import Buffer, Parameter, UninitializedParameter
 __all__ = ["functional", "init", "parallel", "utils", "DataParallel", "Parameter", "Buffer", "UninitializedParameter"] + _modules_all
 
 
-def __getattr__(name):
-    from .._api_names import MODULE_NAMES
-    if name in MODULE_NAMES.get("torch.nn", ()):
-        raise AttributeError(f"torch.nn.{name} is not supported by msnb yet (see the support list: "
-                             "python -m msnb.adapter.support --markdown)")
-    raise AttributeError(f"module 'torch.nn' has no attribute '{name}'")
+from .._missing import module_getattr as _module_getattr
+
+__getattr__ = _module_getattr("torch.nn")

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype as D
+from .. import _core, _dtype as D
 from .._core import K, cast, ms, needs_grad, record, wrap
 from .._ops import indexing as I, pointwise as P, reduction as Rd, shape as S
 from .._ops.creation import _finish, zeros
@@ -45,6 +45,8 @@ def _ntuple(x, n):
 
 
 def _pair(x, n=2):
+    if isinstance(x, (tuple, list)) and len(x) == 1:  # PyTorch reads (k,) as k in every dimension
+        x = x[0]
     return _ntuple(x, n)
 
 
@@ -81,7 +83,7 @@ def _pieces_backward(shapes, dtype, join):
 
 def _split(x, sizes, dim=-1):
     """``torch.split(x, sizes, dim)`` as copies, one kernel forward and one backward."""
-    d = dim % x.ndim
+    d = _core.wrap_dim(dim, x.ndim)
     outs = tuple(wrap(o) for o in K.split(x, list(sizes), d))
     if needs_grad(x):
         record("SplitWithSizesBackward0", outs, (x,),
@@ -95,7 +97,7 @@ def _cat(tensors, dim):
 
 def _unbind(x, dim=0):
     """``torch.unbind(x, dim)`` as copies, one kernel forward and one backward."""
-    d = dim % x.ndim
+    d = _core.wrap_dim(dim, x.ndim)
     outs = tuple(wrap(o) for o in K.unstack(x, d))
     if needs_grad(x):
         record("UnbindBackward0", outs, (x,),
@@ -323,8 +325,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     st, pd = _pool_stride(stride, ks, 2), _pair(padding)
     pd = (pd[0], pd[0], pd[1], pd[1])
     x = input if input.ndim == 4 else input.unsqueeze(0)
+    # with a divisor_override, count_include_pad changes nothing forward, but MindSpore's
+    # backward with count_include_pad=False ignores the override: ask for the equivalent form
+    cip = count_include_pad or bool(divisor_override)
     out = _vjp_op("AvgPool2DBackward0",
-                  lambda a: K.avg_pool2d(a, ks, st, pd, ceil_mode, count_include_pad, divisor_override or 0), x)
+                  lambda a: K.avg_pool2d(a, ks, st, pd, ceil_mode, cip, divisor_override or 0), x)
     return out if input.ndim == 4 else out.squeeze(0)
 
 
@@ -415,7 +420,9 @@ def celu(input, alpha=1.0, inplace=False):
 def prelu(input, weight):
     """msnb implementation of ``torch.nn.functional.prelu`` (``weight`` per channel, dim 1)."""
     w = weight
-    if weight.numel() != 1:
+    if weight.numel() == 1 and input.ndim == 0:
+        w = weight.reshape(())
+    elif weight.numel() != 1:
         shape = [1] * input.ndim
         shape[1 if input.ndim > 1 else 0] = -1
         w = weight.reshape(shape)
@@ -502,7 +509,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
         dim = _softmax_dim(x.ndim)
     if x.ndim == 0:
         return P.div(x, x)
-    d = dim % x.ndim
+    d = _core.wrap_dim(dim, x.ndim)
     y = wrap(K.softmax(x, d))
     if needs_grad(x):
         record("SoftmaxBackward0", y, (x,), lambda g: (P.mul(y, P.sub(g, Rd.sum(P.mul(g, y), d, keepdim=True))),),
@@ -522,7 +529,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
         dim = _softmax_dim(x.ndim)
     if x.ndim == 0:
         return P.sub(x, x)
-    d = dim % x.ndim
+    d = _core.wrap_dim(dim, x.ndim)
     # composed from max/exp/sum/log: MindSpore's CPU LogSoftmax kernel is ~5e-6 off
     sh = K.sub(x, K.amax(x, d, True))
     y = wrap(K.sub(sh, K.log(K.sum(K.exp(sh), d, True))))
@@ -908,6 +915,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         raise NotImplementedError("torch.nn.functional.embedding(scale_grad_by_freq=True) is not supported by "
                                   "msnb yet")
     idx = cast(input, D.int64)
+    I.check_in_bounds(idx, weight.shape[0], 0, IndexError)
     out = weight.index_select(0, idx.reshape(-1)).reshape(*idx.shape, weight.shape[1])
     if padding_idx is not None and needs_grad(weight):
         mask = cast(P.ne(idx, padding_idx % weight.shape[0]), out.dtype).unsqueeze(-1)
@@ -917,7 +925,19 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 def one_hot(tensor, num_classes=-1):
     """msnb implementation of ``torch.nn.functional.one_hot``."""
-    n = int(tensor.max().item()) + 1 if num_classes == -1 else num_classes
+    if tensor.dtype is not D.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    r = I._index_range(tensor)
+    if r is not None and r[0] < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        if r is None:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        n = r[1] + 1
+    else:
+        n = num_classes
+        if r is not None and r[1] >= n:
+            raise RuntimeError("Class values must be smaller than num_classes.")
     from .._ops.creation import arange
     return cast(P.eq(tensor.unsqueeze(-1), arange(n)), D.int64)
 
@@ -963,10 +983,14 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """msnb implementation of ``torch.nn.functional.cosine_similarity``."""
-    num = Rd.sum(P.mul(x1, x2), dim)
-    den = P.mul(P.clamp(Rd.norm(x1, 2, dim), min=eps), P.clamp(Rd.norm(x2, 2, dim), min=eps))
-    return P.div(num, den)
+    """msnb implementation of ``torch.nn.functional.cosine_similarity`` (inputs broadcast first)."""
+    if tuple(x1.shape) != tuple(x2.shape):
+        x1, x2 = S.broadcast_tensors(x1, x2)
+    # each input over max(norm, eps), then the dot product (PyTorch's formulation); the
+    # clamp sits under the square root so a zero vector has a finite gradient
+    n1 = P.sqrt(P.clamp(Rd.sum(P.mul(x1, x1), dim, keepdim=True), min=eps * eps))
+    n2 = P.sqrt(P.clamp(Rd.sum(P.mul(x2, x2), dim, keepdim=True), min=eps * eps))
+    return Rd.sum(P.mul(P.div(x1, n1), P.div(x2, n2)), dim)
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
@@ -1227,3 +1251,14 @@ for _name in ['linear', 'bilinear', 'conv1d', 'conv2d', 'conv3d', 'conv_transpos
     if _name in globals():
         globals()[_name] = _autocast_op(_name)(globals()[_name])
 del _name
+
+
+from ._functional_more import *  # noqa: E402,F401,F403 - instance_norm, LP pooling, margin losses
+from ._functional_more import __all__ as _more_all  # noqa: E402
+
+__all__ += _more_all
+
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.nn.functional")

@@ -205,3 +205,8 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     for c in range(cols):
         w[S.randperm(gen(None), rows)[:zeros], c] = 0
     return _copy_in(tensor, w)
+
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.nn.init")

@@ -13,9 +13,6 @@ from .sgd import SGD
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "LBFGS", "lr_scheduler"]
 
 
-def __getattr__(name):
-    from .._api_names import MODULE_NAMES
-    if name in MODULE_NAMES.get("torch.optim", ()):
-        raise AttributeError(f"torch.optim.{name} is not supported by msnb yet (see the support list: "
-                             "python -m msnb.adapter.support --markdown)")
-    raise AttributeError(f"module 'torch.optim' has no attribute '{name}'")
+from .._missing import module_getattr as _module_getattr
+
+__getattr__ = _module_getattr("torch.optim")

@@ -977,3 +977,8 @@ def _one_cycle_phases(total, pct_start, three_phase):
                 _phase(total - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
     return [_phase(warm_end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
             _phase(total - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.optim.lr_scheduler")

@@ -1,11 +1,13 @@
 """Every ``torch.nn`` name the support registry lists has a differential test
-in this folder (declared in the case tables below), or a stated reason."""
+in this folder (declared in the case tables below), a replay of PyTorch's
+ModuleInfo / OpInfo samples (``tests/adapter/opinfo``), or a stated reason."""
 
 from __future__ import annotations
 
 from msnb.adapter.support import load_registry
 
 from . import test_functional as tf, test_init_and_utils as ti, test_layers as tl, test_lazy as tz, \
+    test_more_layers as tm, \
     test_rnn_attention as tr
 
 #: names exercised by tests that register them directly (not via a table)
@@ -36,7 +38,7 @@ EXEMPT = {
 
 
 def declared():
-    names = set(DIRECT)
+    names = set(DIRECT) | set(tm.NAMES)
     for _cid, ns, *_ in tl.CASES:
         names.update(f"torch.nn.{n}" for n in ns)
     names.update(f"torch.nn.{c[1]}" for c in tr.RNN_CASES)
@@ -56,9 +58,14 @@ def declared():
 EXEMPT_PREFIXES = ("torch.nn.Module.",)
 
 
+def replayed():
+    """Names the OpInfo / ModuleInfo replay (``tests/adapter/opinfo``) compares with real torch."""
+    return {n for n, e in load_registry().items() if e.opinfo}
+
+
 def test_every_registered_nn_name_has_a_differential_test():
     reg = {n for n in load_registry() if n.startswith("torch.nn.") and not n.startswith(EXEMPT_PREFIXES)}
-    missing = sorted(reg - declared() - set(EXEMPT))
+    missing = sorted(reg - declared() - replayed() - set(EXEMPT))
     assert not missing, f"torch.nn names without a differential test: {missing}"
     stale = sorted((declared() | set(EXEMPT)) - reg)
     assert not stale, f"tests name APIs the registry does not list: {stale}"

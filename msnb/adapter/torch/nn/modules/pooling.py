@@ -99,3 +99,24 @@ class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
 
     def forward(self, input):
         return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class LPPool1d(Module):
+    """msnb implementation of ``torch.nn.LPPool1d``."""
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def forward(self, input):
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(LPPool1d):
+    """msnb implementation of ``torch.nn.LPPool2d``."""
+
+    def forward(self, input):
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+__all__ += ["LPPool1d", "LPPool2d"]

@@ -1,0 +1,489 @@
+"""Replay PyTorch's own operator test database through msnb, real torch as oracle.
+
+PyTorch ships ``torch.testing._internal.common_methods_invocations.op_db``
+(OpInfos, each with ``sample_inputs``) and ``common_modules.module_db``
+(ModuleInfos).  This module runs their samples through msnb's adapter and
+through real PyTorch 2.13 on the same inputs, and compares forward values,
+dtypes, shapes and first-order gradients of ``(out * G).sum()`` for a fixed
+random ``G``.
+
+It is a developer tool: it needs the ``test`` extra (torch, expecttest).
+``tests/adapter/opinfo`` replays a bounded number of samples per case and
+checks the outcome against ``tests/adapter/opinfo/expected_failures.py``;
+``tools/opinfo_report.py`` replays everything and writes
+``msnb/adapter/opinfo_results.json``, which :mod:`msnb.adapter.support` reads.
+
+A *case* is one (OpInfo, form, dtype): ``form`` is ``function`` (the
+``torch.x`` / ``torch.nn.functional.x`` name), ``method`` (``Tensor.x``) or
+``module`` (a ModuleInfo, float32 only).  Its key is
+``"<op name>[.<variant>]:<form>:<dtype>"``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import types
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["RTOL", "ATOL", "DTYPES", "Case", "Outcome", "load_dbs", "op_cases", "module_cases", "run_case",
+           "suite_limit", "SUITE_LIMITS", "SUITE_DTYPES", "suite_cases", "reason_of", "Mismatch",
+           "op_key", "namespace_of", "RANDOM_OPS"]
+
+RTOL = 1e-4
+ATOL = 1e-5
+#: dtypes replayed when an op supports them (float32 first: the primary one)
+DTYPES = ("float32", "float64", "int64", "bool")
+
+#: ops whose values are random: only shapes and dtypes are compared
+RANDOM_OPS = ("bernoulli", "normal", "rand_like", "randn_like", "randint_like", "randint", "multinomial",
+              "poisson", "uniform", "exponential", "geometric", "cauchy", "log_normal", "random_",
+              "nn.functional.dropout", "nn.functional.dropout2d", "nn.functional.dropout3d",
+              "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout", "nn.functional.rrelu",
+              "randn", "rand", "empty", "empty_like", "new_empty", "empty_strided", "new_empty_strided",
+              "empty_permuted", "nn.functional.gumbel_softmax", "torch._refs.empty")
+RANDOM_MODULES = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
+                  "RReLU")
+
+
+def load_dbs():
+    """``(op_db, module_db)`` from the torch wheel (imports take ~10-20 s)."""
+    from torch.testing._internal.common_methods_invocations import op_db
+    from torch.testing._internal.common_modules import module_db
+    return op_db, module_db
+
+
+def op_key(op) -> str:
+    return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+
+
+def namespace_of(name: str) -> str:
+    """``torch``, ``nn.functional``, ``linalg``, ``special``, ``fft``, ... for an OpInfo name."""
+    for ns in ("nn.functional", "linalg", "special", "fft", "masked", "signal.windows", "sparse", "_refs"):
+        if name.startswith(ns + "."):
+            return ns.split(".")[0] if ns == "signal.windows" else ns
+    return "torch"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One replayable unit: an OpInfo or ModuleInfo in one form and dtype."""
+
+    key: str
+    name: str  # the public torch name, e.g. torch.nn.functional.relu / torch.Tensor.add / torch.nn.Linear
+    form: str  # function | method | module
+    dtype: str
+    info: object = field(compare=False, repr=False)
+    namespace: str = "torch"
+
+
+@dataclass
+class Outcome:
+    """What replaying a case's samples gave."""
+
+    case: Case
+    passed: int = 0
+    failed: int = 0
+    failures: list = field(default_factory=list)  # (sample index, reason)
+
+    @property
+    def ok(self):
+        return self.failed == 0 and self.passed > 0
+
+
+def _evaluated(op) -> bool:
+    """Ops the replay evaluates: public names with a CPU float32 (or other replayed dtype) sample."""
+    name = op.name
+    if name.startswith("_") or "jiterator" in name or name.startswith(("sparse.", "_refs.")):
+        return False
+    mod = getattr(op.op, "__module__", "") or ""
+    if type(op.op).__name__ in ("OpOverload", "OpOverloadPacket") or "jiterator" in mod:
+        return False
+    return bool(_op_dtypes(op))
+
+
+def _op_dtypes(op):
+    import torch
+    sup = op.supported_dtypes("cpu")
+    return [d for d in DTYPES if getattr(torch, d) in sup]
+
+
+def _method_name(op):
+    mv = op.method_variant
+    if mv is None:
+        return None
+    n = getattr(mv, "__name__", None)
+    if n is None or n == "<lambda>":
+        return None
+    return n
+
+
+def _function_name(op):
+    """The public ``torch.*`` path of an OpInfo's function form, or None (operator-only ops)."""
+    import torch
+    if op.name.startswith("__"):
+        return None
+    path = op.name
+    obj = torch
+    for part in path.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    if isinstance(obj, torch.dtype) or not callable(obj):
+        return None  # e.g. the ``bfloat16`` OpInfo is Tensor.bfloat16, not the dtype torch.bfloat16
+    return "torch." + path
+
+
+def op_cases(op_db):
+    """Every (op, form, dtype) case the replay evaluates, float32 first."""
+    out = []
+    for op in op_db:
+        if not _evaluated(op):
+            continue
+        fname = _function_name(op)
+        mname = _method_name(op)
+        ns = namespace_of(op.name)
+        for d in _op_dtypes(op):
+            if fname is not None:
+                out.append(Case(f"{op_key(op)}:function:{d}", fname, "function", d, op, ns))
+            if mname is not None:
+                out.append(Case(f"{op_key(op)}:method:{d}", f"torch.Tensor.{mname}", "method", d, op, ns))
+    return out
+
+
+def module_cases(module_db):
+    out = []
+    for mi in module_db:
+        cls = mi.module_cls
+        if not cls.__module__.startswith("torch.nn.modules"):
+            continue
+        key = mi.name + (f".{mi.variant_name}" if getattr(mi, "variant_name", "") else "")
+        out.append(Case(f"{key}:module:float32", f"torch.nn.{cls.__name__}", "module", "float32", mi, "nn"))
+    return out
+
+
+# --- conversion between real torch and msnb --------------------------------------------
+
+def _mt():
+    import msnb.adapter.torch as mt
+    return mt
+
+
+_MOD_MAP = None
+
+
+def _module_map():
+    """real torch module -> msnb module, for rebinding the globals of OpInfo's lambdas."""
+    global _MOD_MAP
+    if _MOD_MAP is None:
+        import torch
+        import torch.nn.functional as F
+        mt = _mt()
+        _MOD_MAP = {id(torch): mt, id(F): mt.nn.functional, id(torch.nn): mt.nn}
+    return _MOD_MAP
+
+
+def _rebind(fn):
+    """A copy of an OpInfo helper lambda whose ``torch`` / ``F`` globals are msnb's."""
+    if not isinstance(fn, types.FunctionType):
+        return None
+    mm = _module_map()
+    g = dict(fn.__globals__)
+    changed = False
+    for k, v in fn.__globals__.items():
+        if id(v) in mm:
+            g[k] = mm[id(v)]
+            changed = True
+    if not changed:
+        return None
+    return types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+def to_msnb(x, leaves):
+    """Convert a sample's argument tree; tensors needing grad become fresh msnb leaves."""
+    import torch
+    mt = _mt()
+    if isinstance(x, torch.Tensor):
+        arr = x.detach().cpu().resolve_conj().resolve_neg().numpy().copy()
+        t = mt.tensor(arr, dtype=getattr(mt, str(x.dtype).replace("torch.", "")))
+        if x.requires_grad:
+            t.requires_grad_(True)
+            leaves.append((x, t))
+        return t
+    if isinstance(x, torch.dtype):
+        return getattr(mt, str(x).replace("torch.", ""))
+    if isinstance(x, torch.device):
+        return mt.device(str(x))
+    if isinstance(x, torch.memory_format):
+        return getattr(mt, str(x).replace("torch.", ""))
+    if isinstance(x, torch.Size):
+        return mt.Size(x)
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x)(*(to_msnb(v, leaves) for v in x))
+    if isinstance(x, (list, tuple)):
+        return type(x)(to_msnb(v, leaves) for v in x)
+    if isinstance(x, dict):
+        return {k: to_msnb(v, leaves) for k, v in x.items()}
+    return x
+
+
+def _flat(x):
+    import torch
+    mt = _mt()
+    if isinstance(x, (torch.Size, mt.Size)):
+        return [x]
+    if isinstance(x, (tuple, list)):
+        return [y for v in x for y in _flat(v)]
+    return [x]
+
+
+class Mismatch(AssertionError):
+    """msnb's result differs from PyTorch's."""
+
+
+def _np(t):
+    t = t.detach()
+    if str(t.dtype) in ("torch.bfloat16", "torch.float16"):
+        t = t.float()
+    return np.asarray(t.numpy())
+
+
+def _compare(r, m, where, values=True, rtol=RTOL, atol=ATOL):
+    import torch
+    mt = _mt()
+    if isinstance(r, torch.Tensor):
+        if not isinstance(m, mt.Tensor):
+            raise Mismatch(f"{where}: msnb returned {type(m).__name__}, torch a Tensor")
+        if tuple(r.shape) != tuple(m.shape):
+            raise Mismatch(f"{where}: shape {tuple(m.shape)} != torch {tuple(r.shape)}")
+        if str(r.dtype) != str(m.dtype):
+            raise Mismatch(f"{where}: dtype {m.dtype} != torch {r.dtype}")
+        if not values:
+            return
+        rv, mv = _np(r), _np(m)
+        if rv.dtype.kind in "fc":
+            big = np.complex128 if rv.dtype.kind == "c" else np.float64
+            a, b = mv.astype(big), rv.astype(big)
+            bad = ~np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+            if bad.any():
+                i = np.argwhere(bad)[0]
+                raise Mismatch(f"{where}: values differ at {tuple(int(k) for k in i)}: msnb {a[tuple(i)]!r} "
+                               f"torch {b[tuple(i)]!r} ({int(bad.sum())} of {bad.size})")
+        elif not np.array_equal(mv, rv):
+            raise Mismatch(f"{where}: values differ")
+    elif isinstance(r, (bool, int, float, complex)):
+        if isinstance(m, mt.Tensor) or type(m) is not type(r):
+            raise Mismatch(f"{where}: msnb returned {type(m).__name__}, torch {type(r).__name__}")
+        if values and not (m == r or (isinstance(r, float) and (math.isnan(r) and math.isnan(m)
+                                                                   or math.isclose(m, r, rel_tol=rtol,
+                                                                                   abs_tol=atol)))):
+            raise Mismatch(f"{where}: {m!r} != torch {r!r}")
+    elif isinstance(r, torch.Size):
+        if tuple(r) != tuple(m):
+            raise Mismatch(f"{where}: {tuple(m)} != torch {tuple(r)}")
+    elif isinstance(r, torch.dtype):
+        if str(r) != str(m):
+            raise Mismatch(f"{where}: {m} != torch {r}")
+    elif r is None:
+        if m is not None:
+            raise Mismatch(f"{where}: msnb returned {type(m).__name__}, torch None")
+
+
+def _weights(outs, seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(tuple(o.shape)) for o in outs]
+
+
+def _grad_pairs(routs, mouts):
+    import torch
+    return [(r, m) for r, m in zip(routs, mouts)
+            if isinstance(r, torch.Tensor) and r.requires_grad and r.dtype.is_floating_point]
+
+
+def _check_grads(routs, mouts, leaves, where):
+    """Gradients of sum((out * G).sum()) over float outputs, w.r.t. every leaf."""
+    import torch
+    mt = _mt()
+    pairs = _grad_pairs(routs, mouts)
+    if not pairs or not leaves:
+        return
+    ws = _weights([r for r, _ in pairs])
+    rl = sum((r * torch.tensor(w, dtype=r.dtype)).sum() for (r, _), w in zip(pairs, ws))
+    rin = [r for r, _ in leaves]
+    rgrads = torch.autograd.grad(rl, rin, allow_unused=True)
+    for _, m in pairs:
+        if not isinstance(m, mt.Tensor) or not m.requires_grad:
+            raise Mismatch(f"{where}: msnb output does not require grad")
+    ml = sum((m * mt.tensor(w, dtype=m.dtype)).sum() for (_, m), w in zip(pairs, ws))
+    ml.backward()
+    for k, ((_, mi), rg) in enumerate(zip(leaves, rgrads)):
+        mg = mi.grad
+        if rg is None:
+            if mg is not None and np.any(_np(mg) != 0):
+                raise Mismatch(f"{where}: gradient of input {k}: msnb nonzero, torch none")
+            continue
+        if mg is None:
+            if np.any(_np(rg) != 0):
+                raise Mismatch(f"{where}: gradient of input {k}: msnb produced none")
+            continue
+        _compare(rg, mg, f"{where}: gradient of input {k}")
+
+
+def reason_of(exc) -> str:
+    """One short line naming what went wrong."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip().strip("-").strip()]
+    msg = lines[0] if lines else ""
+    msg = msg.replace(" (see the support list: python -m msnb.adapter.support --markdown)", "")
+    if len(msg) > 160:
+        msg = msg[:157] + "..."
+    return f"{type(exc).__name__}: {msg}" if not isinstance(exc, Mismatch) else msg
+
+
+def _sample_iter(op, dtype, grad):
+    import torch
+    return op.sample_inputs("cpu", getattr(torch, dtype), requires_grad=grad)
+
+
+def _resolve_function(case):
+    """The msnb callable for an op's function form (or a rebound OpInfo lambda)."""
+    op = case.info
+    mt = _mt()
+    import torch
+    obj_real = torch
+    for part in case.name.split(".")[1:]:
+        obj_real = getattr(obj_real, part)
+    if obj_real is not op.op and isinstance(op.op, types.FunctionType) and \
+            "torch.testing" in (op.op.__module__ or ""):
+        fn = _rebind(op.op)
+        if fn is not None:
+            return fn
+    obj = mt
+    for part in case.name.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+def _replay_op_sample(case, sample, fn):
+    import torch
+    op = case.info
+    leaves = []
+    minput = to_msnb(sample.input, leaves)
+    margs = to_msnb(list(sample.args), leaves)
+    mkw = to_msnb(dict(sample.kwargs), leaves)
+    real_fn = op.op if case.form == "function" else op.method_variant
+    rout = real_fn(sample.input, *sample.args, **sample.kwargs)
+    if case.form == "function":
+        mout = fn(minput, *margs, **mkw)
+    else:
+        meth = getattr(minput, case.name.rsplit(".", 1)[1])
+        mout = meth(*margs, **mkw)
+    routs, mouts = _flat(rout), _flat(mout)
+    if len(routs) != len(mouts):
+        raise Mismatch(f"msnb returned {len(mouts)} outputs, torch {len(routs)}")
+    values = not any(op.name == r or op.name.startswith(r + ".") for r in RANDOM_OPS)
+    for i, (r, m) in enumerate(zip(routs, mouts)):
+        _compare(r, m, f"output {i}", values=values)
+    if values:
+        _check_grads(routs, mouts, leaves, "grad")
+
+
+def run_case(case, limit=None, progress=None) -> Outcome:
+    """Replay up to ``limit`` samples of ``case`` (all when None)."""
+    res = Outcome(case)
+    if case.form == "module":
+        return _run_module(case, limit, res)
+    op = case.info
+    import torch
+    grad = case.dtype in ("float32", "float64") and op.supports_autograd
+    try:
+        fn = _resolve_function(case) if case.form == "function" else None
+        samples = _sample_iter(op, case.dtype, grad)
+    except Exception as e:  # noqa: BLE001 - a missing name is a failure of every sample
+        res.failed = 1
+        res.failures.append((0, reason_of(e)))
+        return res
+    torch.manual_seed(0)
+    return _replay_all(res, samples, limit, lambda sample: _replay_op_sample(case, sample, fn))
+
+
+def _replay_all(res, samples, limit, replay_one):
+    """Replay up to ``limit`` samples, recording each failure with its reason."""
+    for i, sample in enumerate(itertools.islice(samples, limit)):
+        try:
+            replay_one(sample)
+        except Exception as e:  # noqa: BLE001 - every failure is recorded with its reason
+            res.failed += 1
+            res.failures.append((i, reason_of(e)))
+        else:
+            res.passed += 1
+    return res
+
+
+# --- modules -----------------------------------------------------------------------------
+
+def _run_module(case, limit, res):
+    import torch
+    mi = case.info
+    mt = _mt()
+    try:
+        mcls = getattr(mt.nn, mi.module_cls.__name__)
+        inputs = mi.module_inputs_func(mi, device="cpu", dtype=torch.float32, requires_grad=True, training=True)
+    except Exception as e:  # noqa: BLE001
+        res.failed = 1
+        res.failures.append((0, reason_of(e)))
+        return res
+    return _replay_all(res, inputs, limit, lambda minput: _replay_module_sample(case, minput, mcls))
+
+
+def _replay_module_sample(case, minput, mcls):
+    import torch
+    mi = case.info
+    mt = _mt()
+    cargs, ckw = minput.constructor_input.args, minput.constructor_input.kwargs
+    torch.manual_seed(0)
+    rmod = mi.module_cls(*cargs, **ckw)
+    leaves = []
+    mmod = mcls(*to_msnb(list(cargs), []), **to_msnb(dict(ckw), []))
+    rmod.train()
+    mmod.train()
+    rsd = rmod.state_dict()
+    msd = mmod.state_dict()
+    if sorted(rsd) != sorted(msd):
+        raise Mismatch(f"state_dict keys differ: msnb {sorted(msd)[:6]} torch {sorted(rsd)[:6]}")
+    mmod.load_state_dict({k: mt.tensor(v.detach().numpy().copy()) for k, v in rsd.items()})
+    rparams = dict(rmod.named_parameters())
+    mparams = dict(mmod.named_parameters())
+    fargs, fkw = minput.forward_input.args, minput.forward_input.kwargs
+    margs = to_msnb(list(fargs), leaves)
+    mkw = to_msnb(dict(fkw), leaves)
+    rout = rmod(*fargs, **fkw)
+    mout = mmod(*margs, **mkw)
+    routs, mouts = _flat(rout), _flat(mout)
+    if len(routs) != len(mouts):
+        raise Mismatch(f"msnb returned {len(mouts)} outputs, torch {len(routs)}")
+    values = mi.module_cls.__name__ not in RANDOM_MODULES
+    for i, (r, m) in enumerate(zip(routs, mouts)):
+        _compare(r, m, f"output {i}", values=values)
+    if values:
+        for n, p in rparams.items():
+            if n in mparams and p.requires_grad:
+                leaves.append((p, mparams[n]))
+        _check_grads(routs, mouts, leaves, "grad")
+
+
+#: samples per case that ``tests/adapter/opinfo`` replays (the report replays all)
+SUITE_LIMITS = {"float32": 2}
+#: dtypes the test suite replays (the report replays every dtype in DTYPES)
+SUITE_DTYPES = ("float32",)
+
+
+def suite_cases(cases):
+    """The cases ``tests/adapter/opinfo`` replays: float32 forms of every op and module."""
+    return [c for c in cases if c.dtype in SUITE_DTYPES]
+
+
+def suite_limit(case) -> int:
+    """How many samples of ``case`` the test suite replays (bounded to keep ``make test`` short)."""
+    return SUITE_LIMITS.get(case.dtype, 1) if case.form != "module" else 2

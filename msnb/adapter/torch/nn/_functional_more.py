@@ -1,0 +1,186 @@
+"""More of ``torch.nn.functional``: instance norm, LP pooling and the margin /
+likelihood losses, composed of msnb ops (their gradients come from those ops).
+``functional`` re-exports every name here."""
+
+from __future__ import annotations
+
+import math
+
+from .._ops import indexing as I, pointwise as P, reduction as Rd
+from ..autograd.grad_mode import no_grad
+
+__all__ = ["instance_norm", "lp_pool1d", "lp_pool2d", "soft_margin_loss", "multilabel_soft_margin_loss",
+           "hinge_embedding_loss", "margin_ranking_loss", "cosine_embedding_loss", "triplet_margin_loss",
+           "gaussian_nll_loss", "poisson_nll_loss", "multi_margin_loss"]
+
+
+def _F():
+    from . import functional
+    return functional
+
+
+def _reduce(loss, reduction, size_average=None, reduce=None):
+    F = _F()
+    return F._reduce(loss, F._legacy_reduction(size_average, reduce, reduction))
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """msnb implementation of ``torch.nn.functional.instance_norm``: each (sample, channel)
+    normalised over its spatial positions; running statistics averaged over the batch."""
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher input to instance_norm (got {input.ndim}D input)")
+    dims = tuple(range(2, input.ndim))
+    shape = [1, -1] + [1] * (input.ndim - 2)
+    if use_input_stats:
+        mu = Rd.mean(input, dims, keepdim=True)
+        var = Rd.var(input, dims, keepdim=True, correction=0)
+        if running_mean is not None or running_var is not None:
+            n = 1
+            for d in dims:
+                n *= input.shape[d]
+            with no_grad():
+                if running_mean is not None:
+                    m = Rd.mean(mu.detach().reshape(input.shape[0], input.shape[1]), 0)
+                    running_mean.copy_(P.add(P.mul(running_mean, 1 - momentum), P.mul(m, momentum)))
+                if running_var is not None:
+                    v = Rd.mean(var.detach().reshape(input.shape[0], input.shape[1]), 0)
+                    v = P.mul(v, n / max(n - 1, 1))
+                    running_var.copy_(P.add(P.mul(running_var, 1 - momentum), P.mul(v, momentum)))
+    else:
+        mu, var = running_mean.reshape(shape), running_var.reshape(shape)
+    y = P.div(P.sub(input, mu), P.sqrt(P.add(var, eps)))
+    if weight is not None:
+        y = P.mul(y, weight.reshape(shape))
+    if bias is not None:
+        y = P.add(y, bias.reshape(shape))
+    return y
+
+
+def _lp_finish(out, norm_type, area):
+    return P.pow(P.mul(P.mul(P.sign(out), _F().relu(P.abs(out))), area), 1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """msnb implementation of ``torch.nn.functional.lp_pool1d``: ``(sum x^p)^(1/p)`` per window."""
+    k = kernel_size[0] if isinstance(kernel_size, (tuple, list)) else kernel_size
+    out = _F().avg_pool1d(P.pow(input, norm_type), k, stride, 0, ceil_mode)
+    return _lp_finish(out, norm_type, k)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """msnb implementation of ``torch.nn.functional.lp_pool2d``."""
+    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    out = _F().avg_pool2d(P.pow(input, norm_type), (kh, kw), stride, 0, ceil_mode)
+    return _lp_finish(out, norm_type, kh * kw)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``log(1 + exp(-y x))``."""
+    return _reduce(_F().softplus(P.neg(P.mul(target, input))), reduction, size_average, reduce)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    F = _F()
+    loss = P.neg(P.add(P.mul(target, F.logsigmoid(input)), P.mul(P.sub(1, target), F.logsigmoid(P.neg(input)))))
+    if weight is not None:
+        loss = P.mul(loss, weight)
+    c = input.ndim - 1
+    loss = P.div(Rd.sum(loss, c), input.shape[c])
+    return _reduce(loss, reduction, size_average, reduce)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    zeros = P.mul(input, 0)
+    margin_part = P.where(P.ne(target, 1), P.clamp(P.sub(margin, input), min=0), zeros)
+    self_part = P.where(P.ne(target, -1), input, zeros)
+    return _reduce(P.add(margin_part, self_part), reduction, size_average, reduce)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    if not (input1.ndim == input2.ndim == target.ndim):
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {tuple(input1.shape)}, input2: {tuple(input2.shape)}, "
+                           f"target: {tuple(target.shape)} ")
+    loss = P.clamp(P.add(P.mul(P.neg(target), P.sub(input1, input2)), margin), min=0)
+    return _reduce(loss, reduction, size_average, reduce)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    d = input1.ndim - 1
+    eps = 1e-12
+    prod = Rd.sum(P.mul(input1, input2), d)
+    m1 = P.add(Rd.sum(P.mul(input1, input1), d), eps)
+    m2 = P.add(Rd.sum(P.mul(input2, input2), d), eps)
+    cos = P.div(prod, P.sqrt(P.mul(m1, m2)))
+    zeros = P.mul(cos, 0)
+    pos = P.where(P.eq(target, 1), P.sub(1, cos), zeros)
+    neg = P.where(P.eq(target, -1), P.clamp(P.sub(cos, margin), min=0), zeros)
+    return _reduce(P.add(pos, neg), reduction, size_average, reduce)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    F = _F()
+    d_pos = F.pairwise_distance(anchor, positive, p, eps)
+    d_neg = F.pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = P.minimum(d_neg, F.pairwise_distance(positive, negative, p, eps))
+    loss = P.clamp(P.sub(P.add(d_pos, margin), d_neg), min=0)
+    return _reduce(loss, reduction, size_average, reduce)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """``0.5 (log var + (x - t)^2 / var)``; ``var`` clamped to ``eps`` without stopping its gradient."""
+    if isinstance(var, (int, float)):
+        var = P.add(P.mul(input.detach(), 0), var)
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if bool(Rd.any(P.lt(var, 0))):
+        raise ValueError("var has negative entry/entries")
+    var = P.add(var, P.sub(P.clamp(var, min=eps), var).detach())
+    loss = P.mul(P.add(P.log(var), P.div(P.pow(P.sub(input, target), 2), var)), 0.5)
+    if full:
+        loss = P.add(loss, 0.5 * math.log(2 * math.pi))
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    if log_input:
+        loss = P.sub(P.exp(input), P.mul(target, input))
+    else:
+        loss = P.sub(input, P.mul(target, P.log(P.add(input, eps))))
+    if full:
+        safe = P.where(P.gt(target, 1), target, P.add(P.mul(target, 0), 2))
+        stirling = P.add(P.sub(P.mul(safe, P.log(safe)), safe), P.mul(P.log(P.mul(safe, 2 * math.pi)), 0.5))
+        loss = P.add(loss, P.where(P.gt(target, 1), stirling, P.mul(stirling, 0)))
+    return _reduce(loss, reduction, size_average, reduce)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """``sum_{i != y} max(0, margin - x[y] + x[i])^p / C`` per sample."""
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    y = target.reshape(-1)
+    c = x.shape[1]
+    I.check_in_bounds(y, c, 1)
+    xy = I.gather(x, 1, y.unsqueeze(1))
+    m = P.clamp(P.add(P.sub(margin, xy), x), min=0)
+    if p == 2:
+        m = P.mul(m, m)
+    if weight is not None:
+        m = P.mul(m, I.index_select(weight, 0, y).unsqueeze(1))
+    other = P.sub(1, _F().one_hot(y, c).to(x.dtype))
+    loss = P.div(Rd.sum(P.mul(m, other), 1), c)
+    if input.ndim < 2:
+        loss = loss.reshape(target.shape)
+    return _reduce(loss, reduction, size_average, reduce)
+

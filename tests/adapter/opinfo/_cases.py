@@ -1,0 +1,27 @@
+"""The OpInfo / ModuleInfo cases the suite replays, loaded once per session."""
+
+from __future__ import annotations
+
+import functools
+
+from msnb.adapter import opinfo
+
+__all__ = ["all_cases", "op_cases", "module_cases"]
+
+
+@functools.lru_cache(maxsize=1)
+def _dbs():
+    return opinfo.load_dbs()
+
+
+def op_cases():
+    return opinfo.op_cases(_dbs()[0])
+
+
+def module_cases():
+    return opinfo.module_cases(_dbs()[1])
+
+
+def all_cases():
+    """Every case the suite replays (``opinfo.suite_cases``: float32)."""
+    return opinfo.suite_cases(op_cases() + module_cases())

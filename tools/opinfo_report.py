@@ -1,0 +1,254 @@
+"""Replay PyTorch's OpInfo / ModuleInfo samples through msnb and report the figures.
+
+    python tools/opinfo_report.py            # full replay, human-readable summary
+    python tools/opinfo_report.py --json     # the same figures as JSON
+    python tools/opinfo_report.py --write    # also write msnb/adapter/opinfo_results.json
+    python tools/opinfo_report.py --limit 2 --only softmax
+
+Cases run in a child process, so that a case that kills the interpreter
+(a native crash) is recorded as such and the replay goes on.  Needs the
+``test`` extra (torch 2.13, expecttest).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "msnb" / "adapter" / "opinfo_results.json"
+
+
+def _worker(limit, keys_file):
+    """Child: read case keys from ``keys_file``, print one JSON line per case."""
+    from msnb.adapter import opinfo as O
+    op_db, module_db = O.load_dbs()
+    cases = {c.key: c for c in O.op_cases(op_db) + O.module_cases(module_db)}
+    print(json.dumps({"ready": True}), flush=True)
+    for line in Path(keys_file).read_text().splitlines():
+        key = line.strip()
+        if not key:
+            continue
+        c = cases[key]
+        print(json.dumps({"begin": key}), flush=True)
+        r = O.run_case(c, limit=O.suite_limit(c) if limit == "suite" else limit)
+        print(json.dumps({"key": key, "passed": r.passed, "failed": r.failed, "failures": r.failures}),
+              flush=True)
+    return 0
+
+
+def _list_cases(only):
+    from msnb.adapter import opinfo as O
+    op_db, module_db = O.load_dbs()
+    out = []
+    for c in O.op_cases(op_db) + O.module_cases(module_db):
+        if only and not any(o in c.key for o in only):
+            continue
+        out.append({"key": c.key, "name": c.name, "form": c.form, "dtype": c.dtype, "namespace": c.namespace,
+                    "op": c.key.split(":")[0]})
+    return out
+
+
+def replay(limit=None, only=(), progress=True):
+    """Run every case in child processes; returns {key: result dict} in case order.
+    ``limit="suite"``: the cases and sample counts ``tests/adapter/opinfo`` replays."""
+    from tqdm import tqdm
+    from msnb.adapter import opinfo as O
+    meta = _list_cases(only)
+    if limit == "suite":
+        meta = [m for m in meta if m["dtype"] in O.SUITE_DTYPES]
+    todo = [m["key"] for m in meta]
+    results: dict[str, dict] = {}
+    bar = tqdm(total=len(todo), desc="opinfo replay", disable=not progress, file=sys.stderr)
+    env = dict(os.environ, GLOG_v="3",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    keys = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
+    keys.close()
+    while todo:
+        Path(keys.name).write_text("\n".join(todo) + "\n")
+        args = [sys.executable, __file__, "--worker", keys.name] + (["--limit", str(limit)] if limit else [])
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, env=env, cwd=str(REPO))
+        current = None
+        for line in proc.stdout:
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue  # stray output of an op
+            if "begin" in msg:
+                current = msg["begin"]
+            elif "key" in msg:
+                results[msg["key"]] = msg
+                todo.remove(msg["key"])
+                current = None
+                bar.update(1)
+        rc = proc.wait()
+        if current is not None:
+            results[current] = {"key": current, "passed": 0, "failed": 1,
+                                "failures": [[0, f"crash: the interpreter died (exit code {rc})"]]}
+            todo.remove(current)
+            bar.update(1)
+        elif todo:
+            raise SystemExit(f"replay worker exited with code {rc} before any case ran")
+    bar.close()
+    os.unlink(keys.name)
+    return meta, results
+
+
+def _norm_reason(r):
+    r = re.sub(r"\(see the support list[^)]*\)", "", r)
+    r = re.sub(r"at \([0-9, ]*\): msnb .* torch .*", "(values)", r)
+    r = re.sub(r"-?\d+(\.\d+)?(e-?\d+)?", "N", r)
+    return r.strip()
+
+
+def summarize(meta, results):
+    """The report figures: ops / methods / modules passing fully, samples, namespaces, reasons."""
+    by_op = collections.defaultdict(list)
+    for m in meta:
+        by_op[m["op"], m["form"]].append(m)
+
+    def full(cases):
+        return all(results[c["key"]]["failed"] == 0 and results[c["key"]]["passed"] > 0 for c in cases)
+
+    ops = sorted({m["op"] for m in meta if m["form"] != "module"})
+    primary = {}
+    for op in ops:
+        form = "function" if (op, "function") in by_op else "method"
+        primary[op] = by_op[op, form]
+    ops_pass = [op for op in ops if full(primary[op])]
+    ops_pass32 = [op for op in ops if full([c for c in primary[op] if c["dtype"] == "float32"] or primary[op])]
+    meth = [op for op in ops if (op, "method") in by_op]
+    meth_pass = [op for op in meth if full(by_op[op, "method"])]
+    mods = sorted({m["op"] for m in meta if m["form"] == "module"})
+    mods_pass = [op for op in mods if full(by_op[op, "module"])]
+    ns = collections.defaultdict(lambda: [0, 0])
+    for op in ops:
+        n = primary[op][0]["namespace"]
+        ns[n][1] += 1
+        ns[n][0] += op in ops_pass
+    passed = sum(r["passed"] for r in results.values())
+    total = passed + sum(r["failed"] for r in results.values())
+    reasons = collections.Counter()
+    for r in results.values():
+        for _, why in r["failures"]:
+            reasons[_norm_reason(why)] += 1
+    bare = sum(1 for r in results.values() for _, why in r["failures"]
+               if why.startswith("AttributeError") and "not supported by msnb" not in why)
+    return {
+        "ops": {"pass": len(ops_pass), "evaluated": len(ops), "pass_float32": len(ops_pass32)},
+        "methods": {"pass": len(meth_pass), "evaluated": len(meth)},
+        "modules": {"pass": len(mods_pass), "evaluated": len(mods)},
+        "samples": {"pass": passed, "evaluated": total},
+        "namespaces": {k: {"pass": v[0], "evaluated": v[1]} for k, v in sorted(ns.items())},
+        "bare_attribute_errors": bare,
+        "top_reasons": reasons.most_common(25),
+        "failing_ops": sorted(set(ops) - set(ops_pass)),
+        "failing_methods": sorted(set(meth) - set(meth_pass)),
+        "failing_modules": sorted(set(mods) - set(mods_pass)),
+    }
+
+
+def _pct(a, b):
+    return f"{a}/{b} ({100.0 * a / b:.1f}%)" if b else "0/0"
+
+
+def print_summary(s):
+    print(f"ops passing fully (primary form, all replayed dtypes): {_pct(s['ops']['pass'], s['ops']['evaluated'])}")
+    print(f"ops passing fully (primary form, float32): {_pct(s['ops']['pass_float32'], s['ops']['evaluated'])}")
+    print(f"method forms passing fully: {_pct(s['methods']['pass'], s['methods']['evaluated'])}")
+    print(f"ModuleInfos passing fully: {_pct(s['modules']['pass'], s['modules']['evaluated'])}")
+    print(f"samples passing: {_pct(s['samples']['pass'], s['samples']['evaluated'])}")
+    print("by namespace: " + ", ".join(f"{k} {v['pass']}/{v['evaluated']}" for k, v in s["namespaces"].items()))
+    print(f"failing samples with a bare AttributeError: {s['bare_attribute_errors']}")
+    print("top failure reasons (samples):")
+    for why, n in s["top_reasons"]:
+        print(f"  {n:5d}  {why}")
+
+
+def results_file(meta, results, summary):
+    """What msnb.adapter.support reads: per public torch name, its sample counts and failures."""
+    names: dict[str, dict] = {}
+    for m in meta:
+        r = results[m["key"]]
+        e = names.setdefault(m["name"], {"passed": 0, "failed": 0, "failures": []})
+        e["passed"] += r["passed"]
+        e["failed"] += r["failed"]
+        for i, why in r["failures"]:
+            if len(e["failures"]) < 5:
+                e["failures"].append(f"{m['key']} sample {i}: {why}")
+    keep = {k: summary[k] for k in ("ops", "methods", "modules", "samples", "namespaces")}
+    return {"version": 1, "torch": "2.13.0", "summary": keep, "names": dict(sorted(names.items()))}
+
+
+EXPECTED = REPO / "tests" / "adapter" / "opinfo" / "expected_failures.py"
+_EXPECTED_HEAD = '''"""Cases of the OpInfo replay that are known to fail, each with the reason.
+
+Like PyTorch's ``xfail`` decorators, in one place: ``test_opinfo_replay``
+fails when a case listed here passes (remove the entry) or when a case not
+listed fails.  Keys are ``"<op>[.<variant>]:<form>:<dtype>"``; the reason is
+the first failing sample's message.  Regenerate with
+``python tools/opinfo_report.py --write-expected`` after fixing ops.
+"""
+
+__all__ = ["EXPECTED_FAILURES"]
+
+EXPECTED_FAILURES = {
+'''
+
+
+def write_expected(results):
+    """Rewrite the expected-failures file from a suite-limited replay."""
+    rows = []
+    for key, r in results.items():
+        if r["failed"] or not r["passed"]:
+            why = r["failures"][0][1] if r["failures"] else "no samples"
+            rows.append(f"    {key!r}: {why!r},")
+    EXPECTED.write_text(_EXPECTED_HEAD + "\n".join(rows) + ("\n" if rows else "") + "}\n", encoding="utf-8")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="tools/opinfo_report.py", description=__doc__.splitlines()[0])
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument("--write", action="store_true", help=f"write {RESULTS.relative_to(REPO)}")
+    p.add_argument("--limit", default=None,
+                   help="samples per case (default: all; 'suite': as many as tests/adapter/opinfo replays)")
+    p.add_argument("--write-expected", action="store_true",
+                   help="replay as the test suite does and rewrite tests/adapter/opinfo/expected_failures.py")
+    p.add_argument("--only", action="append", default=[], help="replay only case keys containing this")
+    p.add_argument("--raw", type=Path, help="also save every case's result to this JSON file")
+    p.add_argument("--worker", metavar="KEYS_FILE", help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    if a.worker:
+        return _worker(a.limit, a.worker)
+    if a.limit not in (None, "suite"):
+        a.limit = int(a.limit)
+    if a.write_expected:
+        a.limit = "suite"
+    t0 = time.time()
+    meta, results = replay(a.limit, a.only)
+    if a.write_expected:
+        write_expected(results)
+    s = summarize(meta, results)
+    s["seconds"] = round(time.time() - t0, 1)
+    if a.raw:
+        a.raw.write_text(json.dumps({"meta": meta, "results": results}, indent=1) + "\n")
+    if a.write:
+        RESULTS.write_text(json.dumps(results_file(meta, results, s), indent=1) + "\n", encoding="utf-8")
+    if a.json:
+        print(json.dumps(s, indent=1))
+    else:
+        print_summary(s)
+        print(f"({s['seconds']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
