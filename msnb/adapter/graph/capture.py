@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from .. import _ms
 
-__all__ = ["Recording", "Break", "current", "host_read", "host_random", "feed", "residuals", "user_frame",
+__all__ = ["Recording", "Break", "current", "recording", "host_read", "host_random", "feed", "residuals", "user_frame",
            "refill"]
 
 _CURRENT: list = [None]
@@ -102,6 +102,12 @@ def _api_name(name: str) -> str:
     return {"__bool__": "bool(tensor)", "__format__": "a format string on a tensor", "__repr__": "printing a tensor",
             "__float__": "float(tensor)", "__int__": "int(tensor)", "__index__": "a tensor as an index",
             "__array__": "numpy conversion"}.get(name, f"{name}()" if name else "a host read")
+
+
+def recording() -> bool:
+    """True while a graph-mode step is being recorded: value checks that would read a
+    tensor on the host (index bounds, integer division by zero) are left out of it."""
+    return _CURRENT[0] is not None
 
 
 def host_read() -> None:

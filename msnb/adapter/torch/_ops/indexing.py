@@ -255,6 +255,9 @@ def _index_range(idx):
 def check_in_bounds(idx, size, dim, exc=RuntimeError):
     """PyTorch refuses indices outside ``[0, size)`` (no wrapping of negatives) in gather,
     scatter, scatter_add; index_select, index_add and embedding raise ``IndexError``."""
+    from ...graph.capture import recording
+    if recording():
+        return
     r = _index_range(idx)
     if r is None:
         return

@@ -187,7 +187,8 @@ subtract = sub
 
 def _int_zero_check(b, rt):
     """Integer division by zero raises in PyTorch (CPU), it does not give a number."""
-    if rt.is_floating_point or rt is D.bool:
+    from ...graph.capture import recording
+    if rt.is_floating_point or rt is D.bool or recording():
         return
     if isinstance(b, TensorPy):
         if bool(K.any(K.eq(b, 0))):

@@ -927,7 +927,8 @@ def one_hot(tensor, num_classes=-1):
     """msnb implementation of ``torch.nn.functional.one_hot``."""
     if tensor.dtype is not D.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    r = I._index_range(tensor)
+    from ...graph.capture import recording
+    r = None if recording() and num_classes != -1 else I._index_range(tensor)
     if r is not None and r[0] < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
