@@ -161,6 +161,10 @@ def main(argv=None) -> int:
                                                               e["id"].startswith(o.rstrip("*"))) for o in args.only)]
     rows = []
     for e in entries:
+        if rows:  # progress: the table so far (and the JSON), so an interrupted run keeps what it measured
+            print(table(rows[-1:]).splitlines()[-1 if not rows[-1]["error"] else -2], file=sys.stderr, flush=True)
+            if args.json:
+                args.json.write_text(json.dumps(rows, indent=1))
         print(f"running {e['id']} ...", file=sys.stderr, flush=True)
         try:
             rows.append(run_program(e, args.mirrors, args.torch_python, [args.msnb, "exec"], args.rtol, args.keep))
