@@ -63,3 +63,14 @@ def test_unsupported_names_fail_loudly():
         mt.tensor([1, 2]).bincount()
     with pytest.raises(AttributeError, match="has no attribute 'definitely_not_torch'"):
         mt.definitely_not_torch
+
+
+def test_backend_modules_import_as_modules():
+    """``import torch.backends.cudnn as cudnn`` (dcgan, imagenet) works: a module whose flags are recorded."""
+    import importlib
+    cudnn = importlib.import_module("msnb.adapter.torch.backends.cudnn")
+    cudnn.benchmark = True
+    import msnb.adapter.torch as t
+    assert t.backends.cudnn.benchmark is True and t.backends.cudnn.is_available() is False
+    assert t.backends.mps.is_available() is False and t.backends.cuda.is_built() is False
+    cudnn.benchmark = False

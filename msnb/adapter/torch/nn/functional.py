@@ -616,17 +616,29 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 def _feature_dropout(input, p, training, inplace, n, name):
+    """PyTorch's channel dropout: dropout1d refuses other ranks; dropout2d and
+    dropout3d warn and go on (PyTorch's deprecated behaviour: dropout2d treats
+    every input as (N, C, ...), dropout3d adds a batch dimension to all but 5-D
+    input)."""
     _check_p(p)
-    if input.ndim not in (n + 1, n + 2):
-        raise RuntimeError(f"{name}: Expected {n + 1}D or {n + 2}D input, but received a {input.ndim}D input.")
+    nd = input.ndim
+    if nd not in (n + 1, n + 2):
+        if n == 1:
+            raise RuntimeError(f"{name}: Expected {n + 1}D or {n + 2}D input, but received a {nd}D input.")
+        import warnings
+        warnings.warn(f"{name}: Received a {nd}-D input to {name}, which is deprecated and will result in an "
+                      f"error in a future release. To retain the behavior and silence this warning, please use "
+                      f"dropout instead.", stacklevel=3)
+    if nd < 2 and not (n != 2 and nd == 1):
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     if not training or p == 0:
         return input
     if p == 1:
         return _maybe_inplace(input, P.mul(input, 0.0), inplace)
-    if input.ndim == n + 1 and n != 2:  # unbatched: PyTorch adds a batch dimension of 1
-        shape = (input.shape[0],) + (1,) * n
-    else:  # one draw per (sample, channel); dropout2d treats 3-D input as (N, C, L) as PyTorch does
-        shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    if n != 2 and nd != n + 2:  # unbatched: PyTorch adds a batch dimension of 1
+        shape = (input.shape[0],) + (1,) * (nd - 1)
+    else:  # one draw per (sample, channel); dropout2d treats every input as (N, C, ...) as PyTorch does
+        shape = tuple(input.shape[:2]) + (1,) * (nd - 2)
     return _maybe_inplace(input, P.mul(input, _dropout_mask(input, p, shape)), inplace)
 
 
