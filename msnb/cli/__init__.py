@@ -11,13 +11,14 @@ import argparse
 import sys
 from typing import Callable, Sequence
 
-from msnb.cli import exec_cmd
+from msnb.cli import exec_cmd, launch_cmd
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: name -> (help, add_arguments(parser), run(args) -> exit code)
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "exec": (exec_cmd.HELP, exec_cmd.add_arguments, exec_cmd.run),
+    "launch": (launch_cmd.HELP, launch_cmd.add_arguments, launch_cmd.run),
 }
 
 
