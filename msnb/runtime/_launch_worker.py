@@ -3,7 +3,7 @@
 ``python _launch_worker.py [EXEC OPTIONS] -- SCRIPT ARGS...``.  msrun's
 scheduler process only serves the cluster (``mindspore.communication.init``);
 a worker gets torchrun's environment, records its pid and exit code in
-``$MSNB_LAUNCH_DIR`` (the launcher watches them), and runs the script as
+``$MSNB_JOB_DIR`` (the launcher watches them), and runs the script as
 ``msnb exec`` would.
 """
 
@@ -22,12 +22,12 @@ def _serve_cluster() -> int:
 
 def _worker(argv) -> int:
     rank = int(os.environ.get("RANK_ID", os.environ.get("MS_NODE_ID", "0")))
-    nproc = os.environ.get("MSNB_LAUNCH_NPROC", os.environ.get("MS_WORKER_NUM", "1"))
+    nproc = os.environ.get("MSNB_JOB_NPROC", os.environ.get("MS_WORKER_NUM", "1"))
     os.environ.update({"RANK": str(rank), "LOCAL_RANK": os.environ.get("DEVICE_ID", str(rank)),
                        "WORLD_SIZE": os.environ.get("MS_WORKER_NUM", nproc), "LOCAL_WORLD_SIZE": nproc,
                        "GROUP_RANK": "0", "MASTER_ADDR": os.environ.get("MS_SCHED_HOST", "127.0.0.1"),
                        "MASTER_PORT": os.environ.get("MS_SCHED_PORT", "")})
-    run_dir = os.environ.get("MSNB_LAUNCH_DIR")
+    run_dir = os.environ.get("MSNB_JOB_DIR")
     if run_dir:
         with open(os.path.join(run_dir, f"pid.{rank}"), "w", encoding="ascii") as f:
             f.write(str(os.getpid()))

@@ -131,9 +131,10 @@ def launch(script: str, args: Sequence[str] = (), nproc: int = 1, *, master_port
     msnb_root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = msnb_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.setdefault("GLOG_v", "3")
-    env["MSNB_LAUNCH_DIR"] = str(run_dir)
-    env["MSNB_LAUNCH_NPROC"] = str(nproc)
+    env["MSNB_JOB_DIR"] = str(run_dir)
+    env["MSNB_JOB_NPROC"] = str(nproc)
     cmd = [_msrun(), f"--worker_num={nproc}", f"--local_worker_num={nproc}", f"--master_port={port}",
+           "--node_rank=0",  # rank ids = worker index, so RANK matches dist.get_rank()
            f"--log_dir={run_dir}", "--join=True", "--tail_worker_log=-1",
            WORKER, *exec_options, "--", os.path.abspath(script), *args]
     msrun = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

@@ -1,4 +1,4 @@
-"""Run by test_launch.py: rank 1 dies (SIGKILL, or an exception) while rank 0 waits in all_reduce."""
+"""Run by test_launch_failures.py: rank 1 dies (SIGKILL, or an exception) while rank 0 waits in all_reduce."""
 
 import os
 import signal

@@ -23,7 +23,7 @@ def _alive(pid: int) -> bool:
 
 def _job_processes(run_dir) -> list[int]:
     """Processes (msrun, its scheduler, workers) whose environment names this job's directory."""
-    mark = f"MSNB_LAUNCH_DIR={run_dir}".encode()
+    mark = f"MSNB_JOB_DIR={run_dir}".encode()
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
