@@ -130,7 +130,8 @@ PARTIAL = {
     "torch.nn.parallel.DistributedDataParallel": "gradients are averaged in buckets after backward() ends "
                                                  "(not overlapped with it); register_comm_hook, join, "
                                                  "mixed_precision and device_mesh raise msnb's unsupported "
-                                                 "error; graph mode under DDP is not tested",
+                                                 "error; with graph mode (torch.compile) the sync runs after "
+                                                 "each backward too",
     **{f"torch.distributed.{n}": "async_op=True runs the collective before returning (wait() returns at once); "
                                  "on CPU only SUM of float16/float32 is MindSpore's AllReduce, other ops and "
                                  "dtypes gather every rank's tensor (AllGather) and reduce it locally"

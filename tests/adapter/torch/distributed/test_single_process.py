@@ -60,3 +60,20 @@ def test_ddp_wraps_with_module_prefix_and_keeps_gradients(world_of_one):
     x = torch.ones(4, 3)
     ddp(x).sum().backward()
     assert net.weight.grad.tolist() == [[4.0] * 3] * 2 and net.bias.grad.tolist() == [4.0, 4.0]
+
+
+@pytest.mark.parametrize("order", ["ddp_of_compiled", "compiled_ddp"])
+def test_graph_mode_under_ddp_still_syncs_every_backward(world_of_one, order):
+    """msnb graph mode (torch.compile) must not bypass the gradient sync: one reduce per backward."""
+    net = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    ddp = DistributedDataParallel(torch.compile(net) if order == "ddp_of_compiled" else net)
+    model = ddp if order == "ddp_of_compiled" else torch.compile(ddp)
+    reducer, calls = ddp._msnb, []
+    real_reduce = reducer.reduce
+    reducer.reduce = lambda: (calls.append(1), real_reduce())
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        opt.zero_grad()
+        model(torch.ones(5, 3)).sum().backward()
+        opt.step()
+    assert len(calls) == 3 and net[0].bias.grad is not None
