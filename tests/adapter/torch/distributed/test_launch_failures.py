@@ -47,8 +47,18 @@ def test_a_killed_worker_ends_the_job_within_10s_without_orphans(tmp_path):
     assert "[rank 0] rank 0 ready" in printed and "[rank 1] rank 1 ready" in printed
     died_at = os.path.getmtime(tmp_path / "pid1") + 1.0
     assert ended - died_at < 10, ended - died_at
+    print(f"job ended {ended - died_at:.1f} s after rank 1 was killed")
     pids = [int((tmp_path / f"pid{k}").read_text()) for k in (0, 1)]
     assert not any(_alive(p) for p in pids)
     assert _job_processes(run_dir) == []
     assert code == 1
     assert "rank 1" in err.getvalue() and "died without finishing" in err.getvalue()
+
+
+def test_an_exception_on_one_rank_ends_all_with_its_traceback_and_exit_code(tmp_path):
+    out, err = io.StringIO(), io.StringIO()
+    code = launch(str(HERE / "dying_worker.py"), [str(tmp_path), "raise"], 2, out=out, err=err)
+    assert code == 1
+    assert "[rank 1] ValueError: rank 1 failed on purpose" in out.getvalue()
+    assert "rank 1 exited with code 1" in err.getvalue()
+    assert not any(_alive(int((tmp_path / f"pid{k}").read_text())) for k in (0, 1))
