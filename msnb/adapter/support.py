@@ -64,6 +64,7 @@ NAMESPACES = {
     "torch.nn.init": "msnb.adapter.torch.nn.init",
     "torch.nn.utils": "msnb.adapter.torch.nn.utils",
     "torch.nn.parallel": "msnb.adapter.torch.nn.parallel",
+    "torch.distributed": "msnb.adapter.torch.distributed",
     "torch.jit": "msnb.adapter.torch.jit",
     "torch.distributions": "msnb.adapter.torch.distributions",
     "torch.onnx": "msnb.adapter.torch.onnx",
@@ -183,7 +184,24 @@ PARTIAL = {
     "torch.nn.DataParallel": "one device: runs the module on it; device_ids beyond [0] are refused",
     "torch.nn.parallel.DataParallel": "one device: runs the module on it; device_ids beyond [0] are refused",
     "torch.nn.parallel.data_parallel": "one device: runs the module on it",
-    "torch.nn.parallel.DistributedDataParallel": "importable; constructing one raises msnb's unsupported error",
+    "torch.nn.parallel.DistributedDataParallel": "gradients are averaged in buckets after backward() ends "
+                                                 "(not overlapped with it); register_comm_hook, join, "
+                                                 "mixed_precision and device_mesh raise msnb's unsupported "
+                                                 "error; with graph mode (torch.compile) the sync runs after "
+                                                 "each backward too",
+    **{f"torch.distributed.{n}": "async_op=True runs the collective before returning (wait() returns at once); "
+                                 "on CPU only SUM of float16/float32 is MindSpore's AllReduce, other ops and "
+                                 "dtypes gather every rank's tensor (AllGather) and reduce it locally"
+       for n in ("all_reduce", "reduce", "reduce_scatter", "reduce_scatter_tensor")},
+    "torch.distributed.init_process_group": "every backend name means MindSpore's communication for the device; "
+                                            "more than one process needs MindSpore's launcher (msnb launch or "
+                                            "msrun); init_method file:// and store= are not supported",
+    **{f"torch.distributed.{n}": "objects travel as torch.save bytes read with torch.load(weights_only=True): "
+                                 "arbitrary classes are refused"
+       for n in ("broadcast_object_list", "all_gather_object", "gather_object")},
+    "torch.distributed.gather": "every rank gathers (MindSpore's AllGather); dst keeps the result",
+    "torch.distributed.scatter": "a Broadcast of the stacked list from src",
+    "torch.distributed.Work": "already completed when returned",
     "torch.nn.UninitializedParameter": "lazy modules replace it with a new Parameter at their first call "
                                        "(MindSpore cannot reshape a Parameter in place): build optimizers "
                                        "after a dry run; materialize() raises",

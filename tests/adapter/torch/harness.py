@@ -36,7 +36,7 @@ REGISTRY = load_registry()
 #: registry namespaces the ``test_diff_*`` modules are responsible for
 #: (nn, optim, utils, amp and torchvision register their own coverage)
 OWN_EXCLUDE = ("torch.nn", "torch.optim", "torch.utils", "torchvision", "torch.jit", "torch.onnx",
-               "torch.distributions")
+               "torch.distributions", "torch.distributed")
 OWN_PREFIXES = ("torch.",)
 
 

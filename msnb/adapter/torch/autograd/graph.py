@@ -18,7 +18,7 @@ from collections import deque
 
 from .grad_mode import STATE
 
-__all__ = ["Node", "AccumulateGrad", "record", "edge_of", "run_backward"]
+__all__ = ["Node", "AccumulateGrad", "record", "edge_of", "run_backward", "queue_callback"]
 
 _FREED = ("Trying to backward through the graph a second time (or directly access saved "
           "tensors after they have already been freed). Saved intermediate values of the graph "
@@ -179,6 +179,15 @@ def _add(a, b):
     return a + b
 
 
+#: callbacks queued during a backward pass (``Variable._execution_engine.queue_callback``)
+_CALLBACKS: list = []
+
+
+def queue_callback(callback) -> None:
+    """Run ``callback()`` when the backward pass now running has finished."""
+    _CALLBACKS.append(callback)
+
+
 def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inputs=None,
                  capture=False, allow_unused=False, stop_at_inputs=False):
     """Run the graph from ``roots``.
@@ -286,8 +295,13 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                 deps[nxt] -= 1
                 if deps[nxt] == 0:
                     ready.append(nxt)
+    except BaseException:
+        _CALLBACKS.clear()
+        raise
     finally:
         STATE.enabled = prev
+    while _CALLBACKS:  # queue_callback's, once the pass is done (DistributedDataParallel's grad sync)
+        _CALLBACKS.pop(0)()
     if capture:
         for i, g in enumerate(captured):
             if g is None and not allow_unused:

@@ -1,6 +1,7 @@
 """``nn.DataParallel`` on msnb's one device: same outputs as the module,
 PyTorch's ``module.`` state-dict keys; devices that do not exist are refused;
-``DistributedDataParallel`` imports and refuses clearly when built."""
+``DistributedDataParallel`` refuses, as PyTorch does, without a process group
+(it is exercised on 2 workers in tests/adapter/torch/distributed)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def test_data_parallel_refuses_devices_it_does_not_have():
         mt.nn.DataParallel(mt.nn.Linear(3, 2), device_ids=[0, 1])
 
 
-def test_ddp_is_importable_and_refuses_clearly():
+def test_ddp_without_a_process_group_refuses_as_pytorch():
     from msnb.adapter.torch.nn.parallel import DistributedDataParallel
-    with pytest.raises(NotImplementedError, match="DistributedDataParallel is not supported by msnb yet"):
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
         DistributedDataParallel(mt.nn.Linear(3, 2))

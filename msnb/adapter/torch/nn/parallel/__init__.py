@@ -1,5 +1,8 @@
 """msnb implementation of ``torch.nn.parallel``.
 
+``DistributedDataParallel`` (in ``distributed.py``) averages gradients across
+the processes of a ``torch.distributed`` job.
+
 msnb runs a process on one device, so ``DataParallel`` runs its module on
 that device (as PyTorch's ``DataParallel`` does when it has one device): the
 wrapper exists so code written for several GPUs runs unchanged, state-dict
@@ -9,6 +12,7 @@ keys carry the ``module.`` prefix, and ``.module`` is the wrapped model.
 from __future__ import annotations
 
 from ..modules.module import Module
+from .distributed import DistributedDataParallel
 
 __all__ = ["DataParallel", "data_parallel", "DistributedDataParallel"]
 
@@ -46,12 +50,3 @@ def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, mo
     if not isinstance(inputs, tuple):
         inputs = (inputs,) if inputs is not None else ()
     return module(*inputs, **(module_kwargs or {}))
-
-
-class DistributedDataParallel(Module):
-    """``torch.nn.parallel.DistributedDataParallel``: importable; constructing
-    one raises msnb's unsupported error (no distributed training yet)."""
-
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError(f"torch.nn.parallel.DistributedDataParallel is not supported by msnb yet "
-                                  f"({_SUPPORT})")

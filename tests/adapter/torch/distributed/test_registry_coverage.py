@@ -1,0 +1,27 @@
+"""Every ``torch.distributed`` name the support registry lists is called by a test here.
+
+The names run on 2 workers (collectives_worker.py, dying_worker.py) or in one
+process (test_single_process.py); this checks the scripts use each one."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from msnb.adapter.support import load_registry
+
+HERE = Path(__file__).parent
+#: names the registry lists that are types or probes, used through the calls above
+INDIRECT = {"Backend", "ProcessGroup", "GroupMember", "group", "Work", "is_available", "is_mpi_available",
+            "is_nccl_available", "is_gloo_available", "is_hccl_available", "is_torchelastic_launched",
+            "get_process_group_ranks", "get_global_rank", "get_group_rank"}
+
+
+def test_every_registered_distributed_name_is_exercised():
+    used = set()
+    for path in HERE.glob("*.py"):
+        used.update(re.findall(r"dist\.(\w+)", path.read_text()))
+    names = {n.split(".", 2)[2] for n in load_registry() if n.startswith("torch.distributed.")}
+    assert names, "torch.distributed is missing from the registry"
+    missing = sorted(names - used - INDIRECT)
+    assert not missing, f"torch.distributed names no test calls: {missing}"
