@@ -11,25 +11,18 @@ import argparse
 import sys
 from typing import Callable, Sequence
 
-<<<<<<< HEAD
-from msnb.cli import exec_cmd, migrate_cmd, run_cmd, scan_cmd, support_cmd
-=======
-from msnb.cli import exec_cmd, launch_cmd
->>>>>>> h/dist
+from msnb.cli import exec_cmd, launch_cmd, migrate_cmd, run_cmd, scan_cmd, support_cmd
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: name -> (help, add_arguments(parser), run(args) -> exit code)
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "exec": (exec_cmd.HELP, exec_cmd.add_arguments, exec_cmd.run),
-<<<<<<< HEAD
     "scan": (scan_cmd.HELP, scan_cmd.add_arguments, scan_cmd.run),
     "migrate": (migrate_cmd.HELP, migrate_cmd.add_arguments, migrate_cmd.run),
     "run": (run_cmd.HELP, run_cmd.add_arguments, run_cmd.run),
     "support": (support_cmd.HELP, support_cmd.add_arguments, support_cmd.run),
-=======
     "launch": (launch_cmd.HELP, launch_cmd.add_arguments, launch_cmd.run),
->>>>>>> h/dist
 }
 
 
