@@ -43,13 +43,6 @@ SCRIPT = textwrap.dedent('''
     assert [int(v) for v in tqdm(torch.arange(3), disable=True)] == [0, 1, 2]
     print("tqdm ok")
 
-    import torchmetrics
-    acc = torchmetrics.Accuracy(task="multiclass", num_classes=3)
-    p, t = torch.tensor([0, 1, 2, 1]), torch.tensor([0, 1, 1, 1])
-    assert abs(float(acc(p, t)) - 0.75) < 1e-6
-    cm = torchmetrics.ConfusionMatrix(task="multiclass", num_classes=3)
-    assert cm(p, t).tolist() == [[1, 0, 0], [0, 2, 1], [0, 0, 0]]
-    print("torchmetrics ok")
 ''')
 
 
@@ -60,6 +53,6 @@ def test_ecosystem_libraries_run_on_msnb_tensors(tmp_path):
     env = dict(os.environ, MPLBACKEND="Agg", GLOG_v="3")
     p = subprocess.run([str(msnb), "exec", str(script)], capture_output=True, text=True, timeout=600, env=env)
     out = p.stdout
-    for lib in ("einops", "matplotlib", "sklearn", "tqdm", "torchmetrics"):
+    for lib in ("einops", "matplotlib", "sklearn", "tqdm"):
         assert f"{lib} ok" in out, f"{lib} failed under msnb:\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}"
     assert p.returncode == 0, p.stderr[-3000:]

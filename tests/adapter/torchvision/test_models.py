@@ -304,9 +304,9 @@ def test_legacy_pretrained_false_warns_like_torchvision():
         models.resnet18(None, None)  # weights/progress are keyword-only, as in torchvision
 
 
-def test_weights_enums_are_reported_as_unsupported():
-    with pytest.raises(AttributeError, match="ResNet18_Weights is not supported by msnb: pretrained weights"):
-        models.ResNet18_Weights
+def test_unknown_weights_enums_and_models_are_reported():
+    with pytest.raises(AttributeError, match="ViT_B_16_Weights is not supported by msnb: pretrained weights"):
+        models.ViT_B_16_Weights
     with pytest.raises(AttributeError, match="has no attribute 'resnet9000'"):
         models.resnet9000
 
@@ -350,3 +350,14 @@ tv_same = torchvision.models.resnet18 is resnet18
     assert ip.user_ns["tv_models_name"] == "msnb.adapter.torchvision.models"
     assert ip.user_ns["tv_out_shape"] == (1, 4)
     assert ip.user_ns["tv_same"] is True
+
+
+def test_weights_enums_exist_and_still_refuse_downloads():
+    """``weights=ResNet18_Weights.DEFAULT`` names what torchvision would download; msnb refuses it clearly."""
+    w = models.ResNet18_Weights.DEFAULT
+    assert w is models.ResNet18_Weights.IMAGENET1K_V1 and w.url.endswith(".pth")
+    assert models.ResNet50_Weights.DEFAULT is models.ResNet50_Weights.IMAGENET1K_V2
+    with pytest.raises(NotImplementedError, match="cannot be downloaded here"):
+        models.resnet18(weights=w)
+    with pytest.raises(NotImplementedError, match="cannot be downloaded here"):
+        w.get_state_dict(progress=False)

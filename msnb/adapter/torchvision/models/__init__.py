@@ -5,9 +5,10 @@ Each builder matches torchvision 0.2x's signature (``weights=None``,
 ``state_dict`` keys and default initialisation, so checkpoints saved by real
 torchvision load with ``model.load_state_dict(torch.load(path))``.
 
-Not provided: pretrained-weight downloads and the ``*_Weights`` enums
-(asking for weights raises ``NotImplementedError`` naming the local-checkpoint
-route), ``get_model`` / ``list_models``, and the other architectures.
+Not provided: pretrained-weight downloads (the ``*_Weights`` enums exist as
+names, but asking for weights raises ``NotImplementedError`` naming the
+local-checkpoint route), ``get_model`` / ``list_models``, and the other
+architectures.
 """
 
 from . import mobilenetv2, resnet, squeezenet, vgg  # noqa: F401  (torchvision.models.resnet, ... as modules)
@@ -16,9 +17,12 @@ from .mobilenetv2 import MobileNetV2, mobilenet_v2
 from .resnet import ResNet, resnet18, resnet34, resnet50
 from .squeezenet import SqueezeNet, squeezenet1_0, squeezenet1_1
 from .vgg import VGG, vgg11, vgg11_bn, vgg16, vgg16_bn
+from ._weights import *  # noqa: F401,F403
+from ._weights import __all__ as _weights_all
 
 __all__ = ["AlexNet", "alexnet", "MobileNetV2", "mobilenet_v2", "ResNet", "resnet18", "resnet34", "resnet50",
-           "SqueezeNet", "squeezenet1_0", "squeezenet1_1", "VGG", "vgg11", "vgg11_bn", "vgg16", "vgg16_bn"]
+           "SqueezeNet", "squeezenet1_0", "squeezenet1_1", "VGG", "vgg11", "vgg11_bn", "vgg16", "vgg16_bn",
+           *[n for n in _weights_all if n != "Weights"]]
 
 
 def __getattr__(name):

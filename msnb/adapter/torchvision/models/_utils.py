@@ -28,8 +28,9 @@ def handle_weights(builder: str, weights, kwargs: dict) -> None:
                       "please use 'weights' instead.", UserWarning, stacklevel=3)
         weights = "DEFAULT" if pretrained else None
     if weights is not None:
+        weights = repr(weights)  # 'DEFAULT' or ResNet18_Weights.IMAGENET1K_V1
         raise NotImplementedError(
-            f"torchvision.models.{builder}(weights={weights!r}) is not supported by msnb: pretrained weights "
+            f"torchvision.models.{builder}(weights={weights}) is not supported by msnb: pretrained weights "
             f"cannot be downloaded here. Build the model untrained and load a local checkpoint instead: "
             f"model = torchvision.models.{builder}(weights=None); "
             f"model.load_state_dict(torch.load(path))")
