@@ -34,6 +34,6 @@ def test_notebook_was_executed_in_order_without_errors(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_has_no_run_noise_in_metadata(path):
     nb = nbformat.read(path, as_version=4)
-    noisy = [i for i, c in enumerate(nb.cells) if {"execution", "collapsed", "scrolled"} & set(c.metadata)]
+    noisy = [i for i, c in enumerate(nb.cells) if set(c.metadata) - {"tags"}]
     assert noisy == []
     assert set(nb.metadata) <= {"kernelspec", "language_info", "widgets"}
