@@ -111,10 +111,10 @@ class UnsupportedApi(Rule):
     ]
     INVALID = [
         Invalid("import torch\nx = torch.ones(3)\ny = x.acosh()\n", line=3, col=5, severity=Severity.ERROR),
-        Invalid("import torch as t\nimport torch.nn.functional as F\ny = F.alpha_dropout(t.ones(3))\n", line=3,
-                col=5, severity=Severity.ERROR),
-        Invalid("import torch\nfrom torch.nn.functional import alpha_dropout\ny = alpha_dropout(torch.ones(3))\n",
-                line=3, col=5, severity=Severity.ERROR),
+        Invalid("import torch as t\nimport torch.nn.functional as F\ny = F.grid_sample(t.ones(1, 1, 2, 2), "
+                "t.zeros(1, 1, 1, 2))\n", line=3, col=5, severity=Severity.ERROR),
+        Invalid("import torch\nfrom torch.nn.functional import grid_sample\ny = grid_sample(torch.ones(1, 1, 2, 2), "
+                "torch.zeros(1, 1, 1, 2))\n", line=3, col=5, severity=Severity.ERROR),
     ]
 
     def __init__(self) -> None:

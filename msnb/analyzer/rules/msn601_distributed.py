@@ -10,25 +10,23 @@ from .base import Invalid, Rule, Valid
 
 __all__ = ["Distributed", "MSRUN"]
 
-MSRUN = ("launch the script with MindSpore's launcher: `msrun --worker_num=N --local_worker_num=N "
-         "--master_port=PORT train.py`, call `mindspore.communication.init()` in it, and shard data with "
-         "`DistributedSampler`")
+MSRUN = ("launch the script with `msnb launch --nproc-per-node N train.py` (MindSpore's `msrun` with torchrun's "
+         "environment); on several machines see docs/distributed.md")
 
 _WRAPPERS = {"torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel",
              "torch.nn.parallel.DataParallel", "torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"}
 
 
 class Distributed(Rule):
-    """What it does: finds ``torch.distributed.*`` (notably
-    ``init_process_group("nccl")``), ``DistributedDataParallel`` /
-    ``DataParallel`` and ``torch.multiprocessing.spawn``.
+    """What it does: finds ``torch.distributed.*``, ``DistributedDataParallel``
+    / ``DataParallel`` and ``torch.multiprocessing.spawn``.
 
-    Why: NCCL exists only on NVIDIA GPUs, so ``init_process_group("nccl")``
-    cannot work on Ascend (error).  MindSpore runs one process per device
-    started by its own launcher, ``msrun``, and all-reduces gradients through
-    ``mindspore.communication`` (HCCL on Ascend); spawning workers from a
-    notebook cell and wrapping the model in DDP does not map onto that
-    (warning).  Names the support registry lists are reported as info.
+    Why: msnb maps ``torch.distributed`` and DDP onto MindSpore's own
+    communication (any backend name: gloo, nccl, hccl), run by one process
+    per device that ``msnb launch`` starts with ``msrun``; in a notebook cell
+    they run as a world of one process (info: how to launch for real).  Names
+    msnb does not implement (``torch.multiprocessing.spawn``, ``send`` /
+    ``recv``) make the cell fail when it reaches them (error).
 
     Fix safety: no automatic fix; the training script has to be launched
     differently.
@@ -38,17 +36,15 @@ class Distributed(Rule):
     NAME = "distributed"
     CATEGORY = Category.DISTRIBUTED
     MESSAGE = "PyTorch distributed API"
-    WHY = ("MindSpore runs data-parallel training as one process per device started by `msrun`, "
-           "communicating with HCCL, not NCCL.")
+    WHY = ("msnb runs distributed training as one process per device started by `msnb launch` (MindSpore's "
+           "`msrun`), communicating through mindspore.communication (HCCL on Ascend).")
     SUGGESTION = "Move training into a script and " + MSRUN + "."
     SEVERITY_PYNATIVE = Severity.ERROR
     SEVERITY_GRAPH = Severity.ERROR
     VALID = [Valid("from torch.utils.data import DataLoader\nloader = DataLoader([1, 2], batch_size=1)\n")]
     INVALID = [
-        Invalid("import torch.distributed as dist\ndist.init_process_group('nccl')\n", line=2, col=1,
-                severity=Severity.ERROR),
-        Invalid("import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\nmodel = DDP(net)\n",
-                line=3, col=9, severity=Severity.ERROR),
+        Invalid("import torch.distributed as dist\nprint(dist.is_available())\n", line=2, col=7,
+                severity=Severity.INFO),
         Invalid("import torch.multiprocessing as mp\nmp.spawn(main, nprocs=2)\n", line=2, col=1,
                 severity=Severity.ERROR),
     ]
@@ -59,12 +55,9 @@ class Distributed(Rule):
             return
         call = ctx.parent if isinstance(ctx.parent, ast.Call) and ctx.parent.func is node else None
         target = call or node
-        if q == "torch.distributed.init_process_group" and call is not None and _backend(call) == "nccl":
-            ctx.report(target, severity=Severity.ERROR,
-                       message="`init_process_group(\"nccl\")`: NCCL does not exist on Ascend")
-            return
         if q in ctx.registry:
-            ctx.report(target, severity=Severity.INFO, message=f"`{q}` is mapped by msnb onto mindspore.communication")
+            ctx.report(target, severity=Severity.INFO,
+                       message=f"`{q}` runs on mindspore.communication: launch the script with `msnb launch`")
             return
         ctx.report(target, message=f"`{q}` is not implemented by msnb: the cell fails when it gets here")
 
@@ -75,8 +68,3 @@ class Distributed(Rule):
     def visit_Name(self, node: ast.Name, ctx) -> None:
         if isinstance(node.ctx, ast.Load) and ctx.infer.qualname(node) not in (None, node.id):
             self._check(node, ctx)
-
-
-def _backend(call: ast.Call) -> str | None:
-    arg = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "backend"), None)
-    return arg.value.lower() if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else None

@@ -42,6 +42,8 @@ beh("metadata", registered(*[f"torch.Tensor.{n}" for n in (
                 x.is_contiguous())
                for x in (t.ones(2, 3, 4), t.zeros(5, dtype=t.int64), t.ones(2, 2, dtype=t.float16), t.tensor([True]),
                          t.ones(3, dtype=t.float64))])
+beh("grad", T("grad"), lambda t: (lambda x: (x.grad, (x * 3).sum().backward(), x.grad, x.grad is x.grad))(
+    t.ones(2, requires_grad=True)))
 beh("size[error]", T("size"), lambda t: t.ones(2).size(2))
 beh("stride[transposed]", T("stride"), lambda t: (t.ones(2, 3).t().contiguous().stride(), t.ones(2, 3, 4).stride(-1)))
 beh("data_ptr", T("data_ptr") + T("untyped_storage"),
