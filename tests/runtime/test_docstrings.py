@@ -19,10 +19,7 @@ KNOWN = {
     "torch.compile": "msnb accepts and ignores compile options as **kwargs",
     "torch.enable_grad": "PyTorch's is a class whose signature is its decorator form",
     "torch.load": "msnb adds `from_torch`",
-    "torch.norm": "no `out=` yet",
     "torch.tensordot": "no `out=` yet",
-    "torch.set_rng_state": "parameter named `state`, PyTorch `new_state`",
-    "torch.nn.UninitializedParameter": "lazy modules are not supported; a placeholder class",
     "torch.nn.Conv1d": "msnb's convolutions share one __init__ with `output_padding`",
     "torch.nn.Conv2d": "msnb's convolutions share one __init__ with `output_padding`",
     "torch.nn.Conv3d": "msnb's convolutions share one __init__ with `output_padding`",
@@ -89,8 +86,8 @@ def test_every_public_object_has_a_pytorch_style_docstring():
     assert not missing, missing
     import msnb.adapter.torch as mt
 
-    doc = mt.abs.__doc__
-    assert doc.startswith("torch.abs(input") and "MindSpore" in doc
+    doc = mt.exp.__doc__  # one without a docstring of its own: the generated one
+    assert doc.startswith("torch.exp(input") and "MindSpore" in doc
     undocumented = [n for n, v in vars(mt.Tensor).items()
                     if not n.startswith("_") and inspect.isfunction(v) and not inspect.getdoc(v)]
     assert not undocumented, undocumented

@@ -12,8 +12,8 @@ class _InstanceNorm(_BatchNorm):
     spatial = 1
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False,
-                 device=None, dtype=None):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+                 device=None, dtype=None, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def forward(self, input):
         batched = input.ndim == self.spatial + 2

@@ -89,7 +89,12 @@ class _LazyConvMixin(LazyModuleMixin):
     """``in_channels`` is inferred from the input (dim 0 unbatched, else dim 1)."""
 
     def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None, **extra):
+                 padding_mode="zeros", device=None, dtype=None):
+        self._lazy_init(out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, device,
+                        dtype)
+
+    def _lazy_init(self, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, device,
+                   dtype, **extra):
         self.cls_to_become.__init__(self, 0 if groups == 1 else groups, out_channels, kernel_size, stride=stride,
                                     padding=padding, dilation=dilation, groups=groups, bias=bias,
                                     padding_mode=padding_mode, device=device, dtype=dtype, **extra)
@@ -141,8 +146,8 @@ class _LazyConvTransposeMixin(_LazyConvMixin):
 
     def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
                  dilation=1, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, device,
-                         dtype, output_padding=output_padding)
+        self._lazy_init(out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, device,
+                        dtype, output_padding=output_padding)
 
 
 class LazyConvTranspose1d(_LazyConvTransposeMixin, ConvTranspose1d):
@@ -160,8 +165,9 @@ class LazyConvTranspose2d(_LazyConvTransposeMixin, ConvTranspose2d):
 class _LazyNormBase(LazyModuleMixin):
     """``num_features`` is inferred from the input's dim 1."""
 
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
-        self.cls_to_become.__init__(self, 0, eps, momentum, affine, track_running_stats, device, dtype)
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
+                 bias=True):
+        self.cls_to_become.__init__(self, 0, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
         self.__dict__["_lazy_dtype"] = dtype
         _placeholders(self, ("weight", "bias", "running_mean", "running_var"), dtype)
 
