@@ -44,21 +44,28 @@ def test_a_killed_worker_ends_the_job_within_10s_without_orphans(tmp_path):
                   log_dir=str(run_dir))
     ended = time.time()
     printed = out.getvalue()
-    assert "[rank 0] rank 0 ready" in printed and "[rank 1] rank 1 ready" in printed
+    assert "[rank 1] rank 1 ready" in printed  # rank 0 may still be starting when rank 1 dies
     died_at = os.path.getmtime(tmp_path / "pid1") + 1.0
     assert ended - died_at < 10, ended - died_at
     print(f"job ended {ended - died_at:.1f} s after rank 1 was killed")
-    pids = [int((tmp_path / f"pid{k}").read_text()) for k in (0, 1)]
-    assert not any(_alive(p) for p in pids)
+    pids = [int((tmp_path / f"pid{k}").read_text()) for k in (0, 1) if (tmp_path / f"pid{k}").is_file()]
+    assert pids and not any(_alive(p) for p in pids)
     assert _job_processes(run_dir) == []
     assert code == 1
     assert "rank 1" in err.getvalue() and "died without finishing" in err.getvalue()
 
 
 def test_an_exception_on_one_rank_ends_all_with_its_traceback_and_exit_code(tmp_path):
+    """Rank 0 may not have got as far as recording its pid when rank 1 fails (a
+    loaded host starts it later): what must hold is that no process of the job
+    is left, which the job-directory scan checks whatever each rank reached."""
     out, err = io.StringIO(), io.StringIO()
-    code = launch(str(HERE / "dying_worker.py"), [str(tmp_path), "raise"], 2, out=out, err=err)
+    run_dir = tmp_path / "logs"
+    code = launch(str(HERE / "dying_worker.py"), [str(tmp_path), "raise"], 2, out=out, err=err,
+                  log_dir=str(run_dir))
     assert code == 1
     assert "[rank 1] ValueError: rank 1 failed on purpose" in out.getvalue()
     assert "rank 1 exited with code 1" in err.getvalue()
-    assert not any(_alive(int((tmp_path / f"pid{k}").read_text())) for k in (0, 1))
+    recorded = [int((tmp_path / f"pid{k}").read_text()) for k in (0, 1) if (tmp_path / f"pid{k}").is_file()]
+    assert not any(_alive(p) for p in recorded)
+    assert _job_processes(run_dir) == []
