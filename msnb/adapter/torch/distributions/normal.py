@@ -17,8 +17,9 @@ def _torch():
     return torch
 
 
-class Normal(Distribution):
-    """msnb implementation of ``torch.distributions.Normal``."""
+class _LocScale(Distribution):
+    """A real-valued family with a ``loc`` and a positive ``scale``, broadcast
+    together (what Normal and Laplace share in PyTorch's constructors)."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
@@ -31,6 +32,11 @@ class Normal(Distribution):
 
     mean = property(lambda self: self.loc)
     mode = property(lambda self: self.loc)
+
+
+class Normal(_LocScale):
+    """msnb implementation of ``torch.distributions.Normal``."""
+
     stddev = property(lambda self: self.scale)
     variance = property(lambda self: self.scale.pow(2))
 
@@ -67,20 +73,9 @@ class Normal(Distribution):
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
 
 
-class Laplace(Distribution):
+class Laplace(_LocScale):
     """msnb implementation of ``torch.distributions.Laplace``."""
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch = () if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number) else self.loc.size()
-        super().__init__(batch, validate_args=validate_args)
-
-    mean = property(lambda self: self.loc)
-    mode = property(lambda self: self.loc)
     variance = property(lambda self: 2 * self.scale.pow(2))
     stddev = property(lambda self: (2 ** 0.5) * self.scale)
 
