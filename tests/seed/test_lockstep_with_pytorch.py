@@ -71,17 +71,17 @@ def test_lenet_20_steps_match_pytorch():
         np.testing.assert_allclose(ours.state_dict()[k].numpy(), v.numpy(), rtol=1e-3, atol=1e-5)
 
 
-def lstm_model(torch):
+def lstm_model(torch, hidden=16, num_layers=2):
     nn = torch.nn
 
     class Tagger(nn.Module):
-        """A small sequence classifier: embedding, 2-layer LSTM, linear head."""
+        """A small sequence classifier: embedding, LSTM, linear head."""
 
         def __init__(self):
             super().__init__()
             self.embed = nn.Embedding(20, 8)
-            self.lstm = nn.LSTM(8, 16, num_layers=2, batch_first=True)
-            self.head = nn.Linear(16, 5)
+            self.lstm = nn.LSTM(8, hidden, num_layers=num_layers, batch_first=True)
+            self.head = nn.Linear(hidden, 5)
 
         def forward(self, tokens):
             out, _ = self.lstm(self.embed(tokens))

@@ -9,23 +9,12 @@ import torch as real
 import msnb.adapter.torch as mt
 
 from .test_lockstep_with_pytorch import lenet
+from .test_lockstep_with_pytorch import lstm_model as lockstep_lstm
 
 
 def lstm_model(torch):
     """A small tagger: embedding (normal init), one LSTM layer (uniform init), linear head."""
-    nn = torch.nn
-
-    class Tagger(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.embed = nn.Embedding(20, 8)
-            self.lstm = nn.LSTM(8, 12, batch_first=True)
-            self.head = nn.Linear(12, 5)
-
-        def forward(self, tokens):
-            out, _ = self.lstm(self.embed(tokens))
-            return self.head(out[:, -1])
-    return Tagger()
+    return lockstep_lstm(torch, hidden=12, num_layers=1)
 
 
 def seeded_program(torch, make_model, make_data, steps=50, dropout=0.0):
