@@ -221,10 +221,37 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
 
 
 # in-place samplers (Tensor methods) ------------------------------------------
-def _fill_from(self, arr):
+def _memory_layout(self):
+    """(contiguous, order) of ``self`` in its storage: PyTorch's in-place samplers
+    fill elements in storage order (TensorIterator's), so a transposed or strided
+    view gets draw ``k`` at its ``k``-th lowest address.  ``order`` lists the
+    logical flat indices by address (None when that is the logical order)."""
+    base = self._vbase
+    n = self.numel()
+    if base is None or n < 2 or _graph_capture._CURRENT[0] is not None:  # no extra ops in a recorded graph
+        return True, None
+    index = _finish(np.arange(base.numel(), dtype=np.int64).reshape(tuple(base.shape)), D.int64)
+    address = self._vfn(index).detach().numpy().reshape(-1)
+    step = np.diff(address)
+    if (step == 1).all():
+        return True, None
+    return False, (None if (step > 0).all() else np.argsort(address, kind="stable"))
+
+
+def _fill_from(self, arr, order=None):
+    """Write the draws ``arr`` (in draw order) into ``self``, the ``k``-th at ``order[k]``."""
     from ..autograd.grad_mode import no_grad
+    if order is not None:
+        flat = np.empty_like(np.asarray(arr).reshape(-1))
+        flat[order] = np.asarray(arr).reshape(-1)
+        arr = flat
     with no_grad():
         return inplace(self, _make(arr, tuple(self.shape), self.dtype))
+
+
+def _fill_drawn(self, draw):
+    """``draw(n)`` values laid into ``self`` in PyTorch's storage order."""
+    return _fill_from(self, draw(self.numel()), _memory_layout(self)[1])
 
 
 def _need_float(self, name):
@@ -237,7 +264,8 @@ def uniform_(self, a=0.0, b=1.0, *, generator=None):
     _need_float(self, "check_uniform_bounds")
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
-    return _fill_from(self, S.uniform(gen(generator), self.numel(), self.dtype._name, a, b))
+    g = gen(generator)
+    return _fill_drawn(self, lambda n: S.uniform(g, n, self.dtype._name, a, b))
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
@@ -245,17 +273,22 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _need_float(self, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _fill_from(self, S.normal(gen(generator), self.numel(), self.dtype._name, mean, std))
+    g = gen(generator)
+    contiguous, order = _memory_layout(self)
+    draw = S.normal if contiguous else S.normal_serial  # PyTorch's fill needs a contiguous tensor
+    return _fill_from(self, draw(g, self.numel(), self.dtype._name, mean, std), order)
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
     """msnb implementation of ``Tensor.bernoulli_`` (float ``p`` or a tensor of probabilities)."""
     if isinstance(p, TensorPy):
-        probs = np.broadcast_to(p.detach().numpy(), tuple(self.shape))
-        return _fill_from(self, S.bernoulli_probs(gen(generator), probs))
+        probs = np.broadcast_to(p.detach().numpy(), tuple(self.shape)).reshape(-1)
+        g, order = gen(generator), _memory_layout(self)[1]
+        return _fill_from(self, S.bernoulli_probs(g, probs if order is None else probs[order]), order)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-    return _fill_from(self, S.bernoulli_scalar(gen(generator), self.numel(), p))
+    g = gen(generator)
+    return _fill_drawn(self, lambda n: S.bernoulli_scalar(g, n, p))
 
 
 def _max_of(d):
@@ -271,10 +304,10 @@ def random_(self, from_=0, to=None, *, generator=None):
     d, g, n = self.dtype, gen(generator), self.numel()
     if to is None and from_ == 0:
         kind = "float" if d.is_floating_point else "int"
-        return _fill_from(self, S.int_full(g, n, d._name, kind, _max_of(d)))
+        return _fill_drawn(self, lambda n: S.int_full(g, n, d._name, kind, _max_of(d)))
     if to is None:
         from_, to = 0, from_
-    return _fill_from(self, S.int_from_to(g, n, int(from_), int(to)))
+    return _fill_drawn(self, lambda n: S.int_from_to(g, n, int(from_), int(to)))
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
@@ -282,14 +315,16 @@ def exponential_(self, lambd=1.0, *, generator=None):
     _need_float(self, "exponential_cpu")
     if lambd <= 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    return _fill_from(self, S.exponential(gen(generator), self.numel(), lambd))
+    g = gen(generator)
+    return _fill_drawn(self, lambda n: S.exponential(g, n, lambd))
 
 
 def geometric_(self, p, *, generator=None):
     """msnb implementation of ``Tensor.geometric_``."""
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
-    return _fill_from(self, S.geometric(gen(generator), self.numel(), p))
+    g = gen(generator)
+    return _fill_drawn(self, lambda n: S.geometric(g, n, p))
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
@@ -297,10 +332,12 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     _need_float(self, "log_normal_cpu")
     if std <= 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
-    return _fill_from(self, S.log_normal(gen(generator), self.numel(), mean, std))
+    g = gen(generator)
+    return _fill_drawn(self, lambda n: S.log_normal(g, n, mean, std))
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """msnb implementation of ``Tensor.cauchy_``."""
     _need_float(self, "cauchy_cpu")
-    return _fill_from(self, S.cauchy(gen(generator), self.numel(), median, sigma))
+    g = gen(generator)
+    return _fill_drawn(self, lambda n: S.cauchy(g, n, median, sigma))

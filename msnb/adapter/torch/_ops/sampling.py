@@ -21,8 +21,13 @@ transforms are PyTorch's documented ones:
 - multinomial: cumulative sums and a binary search per draw (with
   replacement), or ``argmax``/``topk`` of ``p / Exp(1)`` (without).
 
-float16 / bfloat16 use the same draws with their own mantissa widths; their
-normals come from the float32 path (not PyTorch's half arithmetic)."""
+float16 / bfloat16 compute in float, PyTorch's accumulate type: uniforms are
+float's (24 bits) rounded to the dtype; normals are the float32 Box-Muller
+blocks drawn block by block (a ragged end recomputes the last 16 from the 16
+uniforms after the last full block), then rounded.  A non-contiguous tensor
+takes the scalar path for every element (:func:`normal_serial`), as
+PyTorch's TensorIterator kernel does; :mod:`.random` lays the draws out in
+storage order."""
 
 from __future__ import annotations
 
@@ -30,7 +35,7 @@ import math
 
 import numpy as np
 
-__all__ = ["uniform", "normal", "int_from_to", "int_full", "bernoulli_scalar", "bernoulli_probs", "exponential",
+__all__ = ["uniform", "normal", "normal_serial", "int_from_to", "int_full", "bernoulli_scalar", "bernoulli_probs", "exponential",
            "geometric", "cauchy", "log_normal", "randperm", "multinomial", "poisson", "MANTISSA"]
 
 #: mantissa digits (``std::numeric_limits<T>::digits``) by torch dtype name
@@ -55,24 +60,29 @@ def _storage(name):
 
 
 def uniform(g, n, name, low=0.0, high=1.0):
-    """``Tensor.uniform_``: bounds cast to the dtype first, arithmetic in its accumulate type."""
+    """``Tensor.uniform_``: arithmetic in the accumulate type (float for the half
+    types: 24-bit uniforms, float bounds), then rounded to the dtype, where a value
+    rounded up to ``high`` becomes ``low`` (PyTorch 2.13's clamp)."""
     st = _storage(name)
-    if name in ("float16", "bfloat16"):
-        low, high = _narrow(low, name), _narrow(high, name)
     lo, hi = st(low), st(high)
-    u = _unit(g, n, name)
+    u = _unit(g, n, "float32" if name in ("float16", "bfloat16") else name)
     if st is np.float64:
         return _fma64(u, hi - lo, lo)
-    return _fma32(u, hi - lo, lo)  # the compiled kernel fuses the multiply-add
+    v = _fma32(u, hi - lo, lo)  # the compiled kernel fuses the multiply-add
+    if name not in ("float16", "bfloat16"):
+        return v
+    v = _round_to(v, name)
+    return np.where(v == _round_to(np.float32(high), name), _round_to(np.float32(low), name), v)
 
 
-def _narrow(v, name):
-    """Round a bound to float16 / bfloat16 (returned as float32)."""
+def _round_to(v, name):
+    """float32 values rounded to float16 / bfloat16 (nearest, ties to even), kept as float32."""
+    v = np.asarray(v, dtype=np.float32)
     if name == "float16":
-        return np.float32(np.float16(v))
-    b = np.array([v], dtype=np.float32).view(np.uint32)
-    b = ((b + np.uint32(0x7FFF) + ((b >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000))
-    return float(b.view(np.float32)[0])
+        return v.astype(np.float16).astype(np.float32)
+    b = v.view(np.uint32)
+    b = (b + np.uint32(0x7FFF) + ((b >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    return b.view(np.float32)
 
 
 # --- normals ------------------------------------------------------------------------------
@@ -168,17 +178,23 @@ def _normal_scalar(g, mean, std):
     return float(_fma64(z, std, mean))
 
 
+def normal_serial(g, n, name, mean=0.0, std=1.0):
+    """``n`` normals one at a time (double Box-Muller, cached second sample), cast to the dtype."""
+    return np.array([_normal_scalar(g, mean, std) for _ in range(n)], dtype=np.float64).astype(_storage(name))
+
+
 def normal(g, n, name, mean=0.0, std=1.0):
     """``Tensor.normal_`` on ``n`` contiguous elements."""
     if n < 16:
-        return np.array([_normal_scalar(g, mean, std) for _ in range(n)], dtype=np.float64).astype(_storage(name))
+        return normal_serial(g, n, name, mean, std)
     kind = "float64" if name == "float64" else "float32"
-    u = _unit(g, n, kind)
-    out = np.empty(n, dtype=u.dtype)
     full = n // 16 * 16
+    # float/double draw every uniform first (a ragged end's are drawn and then overwritten);
+    # half types draw only the full blocks' before the recomputed last 16
+    u = _unit(g, n if name in ("float32", "float64") else full, kind)
+    out = np.empty(n, dtype=u.dtype)
     out[:full] = _box_muller_16(u[:full].reshape(-1, 16), mean, std, kind).reshape(-1)
     if n % 16:
-        out[full:] = u[full:]
         out[n - 16:] = _box_muller_16(_unit(g, 16, kind).reshape(1, 16), mean, std, kind).reshape(-1)
     return out
 

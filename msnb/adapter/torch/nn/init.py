@@ -152,8 +152,13 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 
 
 def orthogonal_(tensor, gain=1, generator=None):
-    """msnb implementation of ``torch.nn.init.orthogonal_``: PyTorch's normal draws and sign
-    convention; the QR factorisation is numpy's (LAPACK), so values agree to rounding."""
+    """msnb implementation of ``torch.nn.init.orthogonal_``: PyTorch's steps (a
+    rows x cols normal matrix drawn as one contiguous tensor, transposed when
+    wide, reduced QR, Q's columns signed by R's diagonal, then ``gain``).  The
+    draws are PyTorch's to the bit; the QR is numpy's LAPACK (in double), so Q
+    agrees with PyTorch's MKL result to rounding: measured within 2.1e-6 (float32)
+    and 5.9e-15 (float64) per unit gain up to 256 x 256
+    (tests/adapter/torch/random/test_diff_orthogonal.py)."""
     import numpy as np
     from .._ops import sampling as S
     from .._ops.random import gen
@@ -163,7 +168,10 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = S.normal(gen(generator), rows * cols, tensor.dtype._name).reshape(rows, cols)
+    name = tensor.dtype._name
+    flat = S.normal(gen(generator), rows * cols, name).reshape(rows, cols)
+    if name in ("float16", "bfloat16"):  # PyTorch draws, then its CPU QR has no half kernel
+        raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{'Half' if name == 'float16' else 'BFloat16'}'")
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
