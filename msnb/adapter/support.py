@@ -150,7 +150,6 @@ PARTIAL = {
     "torch.Tensor.sort": "sorts on the host (numpy, stable)",
     "torch.unique": "runs on the host (numpy); always sorted",
     "torch.nonzero": "runs on the host (numpy)",
-    "torch.manual_seed": "seeds msnb's generator; the numbers differ from PyTorch's for the same seed",
     "torch.einsum": "no '...' and no repeated index within one operand",
     "torch.Tensor.view": "view(dtype) is not supported",
     "torch.diag": "diagonal=0 only",
