@@ -142,7 +142,9 @@ PARTIAL = {
     **LINALG_SPECIAL_NOTES,
     "torch.amp.autocast": "one state for every device_type; PyTorch's CUDA op lists for every device_type; "
                           "bfloat16 refused on CPU (no MindSpore kernels); cache_enabled has no effect",
-    "torch.from_numpy": "copies the array: later writes to the array are not seen by the tensor",
+    "torch.from_numpy": "shares a C-contiguous array's memory as PyTorch; a non-contiguous or read-only array is "
+                        "copied, and views taken of the tensor see later writes to the array only after an "
+                        "in-place op through msnb",
     "torch.Tensor.expand": "returns a copy, not a view: in-place writes to it do not reach the base",
     "torch.expand_copy": "",
     "torch.inference_mode": "tensors made inside are ordinary tensors afterwards",

@@ -137,13 +137,18 @@ asarray = as_tensor
 
 
 def from_numpy(arr):
-    """msnb implementation of ``torch.from_numpy``.
+    """msnb implementation of ``torch.from_numpy``: the tensor shares the
+    array's memory, so writes to either are seen by the other, as in PyTorch.
 
-    Partial: the tensor is a copy; later writes to the array are not seen by
-    the tensor (MindSpore does not share host memory with numpy on write)."""
+    Partial: a non-contiguous array is copied (MindSpore tensors are dense);
+    views taken of the tensor see later writes to the array only after an
+    in-place op through msnb."""
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
-    return _finish(arr, D.to_torch_dtype(arr.dtype))
+    d = D.to_torch_dtype(arr.dtype)
+    if arr.flags.c_contiguous and arr.flags.writeable and arr.dtype.kind in "biuf":
+        return _core.share_numpy(arr, d)
+    return _finish(arr, d)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
