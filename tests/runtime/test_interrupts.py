@@ -247,6 +247,8 @@ def test_interrupt_inside_graph_compiler_leaves_the_recorder_clean():
         assert run(km, client, SIGINT_IN_COMPILER).status == "ok"
         reply = run(km, client, FIRST_RECORDING, timeout=90)
         assert reply.status == "error" and reply.ename == "KeyboardInterrupt", reply
+        text = ANSI.sub("", "\n".join(reply.traceback))  # the user's line; msnb's frames hidden
+        assert re.search(r"Cell In\[\d+\], line 10", text) and "msnb/" not in text, text
         assert "1" in run(km, client, 'print(_state["sent"])').text
         next_cell_runs(km, client)
         again = run(km, client, AFTER_RECORDING)
