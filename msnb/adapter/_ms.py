@@ -231,6 +231,7 @@ def trace_begin(phase: str, inputs, where=("", 0)) -> None:
         _RECORDER.begin_graph(phase.split(".")[0], phase, [where[0]], [where[1]], *inputs)
     except BaseException:
         _set_jit_context(None)
+        _recorder_clean(inputs[0] if inputs else None)
         raise
 
 
@@ -253,6 +254,10 @@ def trace_abandon(output=None) -> None:
     try:
         if output is not None and _jit_context() is _TRACE:
             _RECORDER.end_graph(*_TRACE.where, _jt._DEFAULT_JIT_CONFIG, output)
+    except BaseException:  # e.g. KeyboardInterrupt inside MindSpore's compiler
+        _set_jit_context(None)
+        _recorder_clean(output)
+        raise
     finally:
         _set_jit_context(None)
 
@@ -269,14 +274,42 @@ def untraced():
 
 
 def trace_reset(output) -> None:
-    """After a failed ``trace_end``: make sure no record stays open (best effort)."""
-    try:
-        if _jit_context() is _TRACE:
-            _RECORDER.end_graph(*_TRACE.where, _jt._DEFAULT_JIT_CONFIG, output)
-    except Exception:  # noqa: BLE001 - the record is being thrown away
-        pass
-    finally:
-        _set_jit_context(None)
+    """After a failed ``trace_end``: make sure no record stays open."""
+    _set_jit_context(None)
+    _recorder_clean(output)
+
+
+def _recorder_clean(probe) -> bool:
+    """Leave MindSpore's C++ trace recorder with no graph open; True when it is.
+
+    ``end_graph`` that fails half-way (a ``KeyboardInterrupt`` raised in a
+    Python callback of MindSpore's compiler, a compile error) leaves the C++
+    recorder believing a trace is open: from then on every PyBoost kernel
+    call hands its result to the Python trace context, which is gone
+    (``'NoneType' object has no attribute 'run_op'``), so no op works in the
+    kernel any more.  The recorder has no "discard"; what clears it is
+    opening a graph: while one is still open, ``begin_graph`` refuses
+    ("maximum nesting level ... is one") and closes it; when none is open,
+    the probe graph (``probe`` in, ``probe`` out) is closed at once.  Runs
+    only on these error paths (one trivial compile)."""
+    if probe is None:
+        import numpy as np
+        probe = ms.Tensor(np.zeros((1,), np.float32))
+    for _ in range(2):
+        _set_jit_context(_TRACE)
+        try:
+            _RECORDER.begin_graph("msnb_reset", "msnb_reset.probe", [""], [0], probe)
+        except RuntimeError:  # a graph was still open: refused and closed
+            continue
+        else:
+            try:
+                _RECORDER.end_graph([""], [0], _jt._DEFAULT_JIT_CONFIG, probe)
+                return True
+            except Exception:  # noqa: BLE001 - try once more from a clean begin
+                continue
+        finally:
+            _set_jit_context(None)
+    return False
 
 
 def trace_run(phase: str, inputs) -> tuple:

@@ -5,7 +5,7 @@ Layout (a ``VBox``)::
     Mode     [PyNative][Graph]            <- ToggleButtons
     AMP      [O0][O1][O2][O3]             <- ToggleButtons
     Device   [auto][CPU][Ascend]          <- one ToggleButton per choice (so each can be disabled)
-    [x] analyzer                          <- Checkbox
+    [x] analyzer  [ ] advice              <- Checkboxes (advice: the analyzer's info findings too)
     last cell: mode, AMP, device, graphs, compile time, step time, fallbacks  <- HTML
     (errors)                              <- Output
 
@@ -118,12 +118,16 @@ class ControlPanel(W.VBox):
                                     tooltips={"ascend": "Ascend" if self.ascend_ok else "Ascend is not available here",
                                               "auto": "Ascend when available, else CPU"})
         self.analyze = W.Checkbox(value=values["analyze"], description="analyzer", indent=False)
+        # the same setting as ``%msnb analyze --all`` shows once: info findings on every cell
+        self.advice = W.Checkbox(value=values["advice"], description="advice (info findings)", indent=False,
+                                 tooltip="also show the analyzer's advice for cells that run as on PyTorch")
         self.status = W.HTML()
         self.errors = W.Output()
         device_row = W.HBox([W.Label("Device", layout=W.Layout(width="90px")), self.device])
-        super().__init__(children=[W.HTML("<b>msnb</b>"), self.mode, self.amp, device_row, self.analyze,
-                                   self.status, self.errors], **kwargs)
-        self._controls = {"mode": self.mode, "amp": self.amp, "device": self.device, "analyze": self.analyze}
+        super().__init__(children=[W.HTML("<b>msnb</b>"), self.mode, self.amp, device_row,
+                                   W.HBox([self.analyze, self.advice]), self.status, self.errors], **kwargs)
+        self._controls = {"mode": self.mode, "amp": self.amp, "device": self.device, "analyze": self.analyze,
+                          "advice": self.advice}
         self._syncing = False
         for name, widget in self._controls.items():
             widget.observe(lambda change, name=name: self._widget_changed(name, change), names="value")
@@ -172,7 +176,7 @@ class ControlPanel(W.VBox):
         """One line: the settings the panel shows, and the last cell's outcome."""
         values = self.settings.snapshot()
         head = (f"msnb panel: mode={values['mode']} amp={values['amp']} device={values['device']} "
-                f"analyzer={'on' if values['analyze'] else 'off'}")
+                f"analyzer={'on' if values['analyze'] else 'off'} advice={'on' if values['advice'] else 'off'}")
         rep = run_report.last()
         if rep is None:
             return head + "; no %%torch_on_ascend cell has run yet"

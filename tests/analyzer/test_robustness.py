@@ -49,6 +49,23 @@ def test_fix_rewrites_only_the_statements_it_edits(monkeypatch):
     assert fix(many).count("x.to(device)") == 3000 and parsed == []  # expression fast path, no libcst module
 
 
+def test_fix_work_is_linear_when_every_statement_is_edited(monkeypatch):
+    """The worst case for ``fix``: every statement rewritten.  libcst sees
+    each edited statement once, alone, so its work (characters parsed) is
+    proportional to the cell: twice the lines, exactly twice the parsing."""
+    parsed = []
+    real = fixes._rewrite_chunk
+    monkeypatch.setattr(fixes, "_rewrite_chunk", lambda chunk, *a: parsed.append(chunk) or real(chunk, *a))
+    work = {}
+    for n in (40, 80):
+        parsed.clear()
+        out = fix("import torch\nx = torch.ones(2)\n" + "x.add_(1)\n" * n)
+        assert out.count("x = x.add(1)") == n
+        assert parsed == ["x.add_(1)\n"] * n
+        work[n] = sum(map(len, parsed))
+    assert work[80] == 2 * work[40]
+
+
 LINES = st.sampled_from(["import torch", "x = torch.ones(3).cuda()", "%time y = 1", "!ls", "x.add_(1)",
                          "print(f'{x.sum():.2f}')", "def f(:", "x = (", "    z = 1", "if x:", "", "# msnb: ignore",
                          "y = x.max(dim=0).values", "torch.cuda.ipc_collect()", "\x00", "'''", "x = " + "-" * 300 + "1"])

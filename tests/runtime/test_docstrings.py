@@ -15,16 +15,8 @@ def _opaque(params: list[inspect.Parameter]) -> bool:
     return all(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params) or not params
 
 #: Known differences in the adapter, each a gap to close there (reported, not hidden):
-KNOWN = {
-    "torch.compile": "msnb accepts and ignores compile options as **kwargs",
-    "torch.enable_grad": "PyTorch's is a class whose signature is its decorator form",
-    "torch.load": "msnb adds `from_torch`",
-    "torch.tensordot": "no `out=` yet",
-    "torch.nn.Conv1d": "msnb's convolutions share one __init__ with `output_padding`",
-    "torch.nn.Conv2d": "msnb's convolutions share one __init__ with `output_padding`",
-    "torch.nn.Conv3d": "msnb's convolutions share one __init__ with `output_padding`",
-    "torch.nn.Hardtanh": "PyTorch's deprecated `min_value`/`max_value` aliases are not taken",
-}
+#: none now -- every compared signature has PyTorch's parameter names.
+KNOWN: dict[str, str] = {}
 
 
 def _public_pairs():

@@ -117,3 +117,32 @@ def test_msnb_panel_subcommand_displays_a_panel(ip):
 
     with pytest.raises(UsageError, match="takes no arguments"):
         ip.run_line_magic("msnb", "panel extra")
+
+
+def test_advice_switch_writes_the_advice_setting_both_ways(fresh):
+    """Issue #14.2: advice (info findings) is off by default and the panel
+    has the switch for it, bound to the same setting ``%msnb analyze --all`` reads."""
+    p = ControlPanel(fresh, ascend=False)
+    assert p.advice.value is False and fresh.advice is False
+    p.advice.value = True
+    assert fresh.advice is True
+    assert "advice=on" in p.summary()
+    fresh.update(advice=False)
+    assert p.advice.value is False
+    p.close()
+
+
+def test_advice_switch_shows_info_findings_on_the_next_cell(ip, run, capsys):
+    """With the panel's advice switch on, a cell that runs as on PyTorch shows
+    its info finding (``.cuda()``: MSN101) before it runs; off, nothing."""
+    cell = "%%torch_on_ascend\nimport torch\nx_adv = torch.ones(3).cuda()\n"
+    p = msnb.panel(ascend=False)
+    run(cell)
+    assert "MSN101" not in capsys.readouterr().out
+    p.advice.value = True
+    run(cell)
+    assert "MSN101" in capsys.readouterr().out
+    p.advice.value = False
+    run(cell)
+    assert "MSN101" not in capsys.readouterr().out
+    p.close()

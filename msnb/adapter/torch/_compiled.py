@@ -40,7 +40,7 @@ class OptimizedModule(Module):
         return f"OptimizedModule(\n  (_orig_mod): {repr(self._orig_mod)}\n)"
 
 
-def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,  # noqa: A001
+def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None,  # noqa: A001
             options=None, disable=False):
     """msnb implementation of ``torch.compile``: a module runs as compiled
     MindSpore graphs (msnb graph mode), said once at its first call; a plain

@@ -60,10 +60,15 @@ def typename(obj):
     return obj.type() if is_tensor(obj) else type(obj).__name__
 
 
-def compile(model=None, **kwargs):  # noqa: A001 - torch's name
-    """``torch.compile``: a module runs as compiled MindSpore graphs (msnb graph mode); see ``_compiled``."""
+def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None,  # noqa: A001
+            name=None, disable=False, recompile_limit=None, isolate_recompiles=False, shapes_spec=None):
+    """``torch.compile``: a module runs as compiled MindSpore graphs (msnb graph mode); see ``_compiled``.
+    Only ``model`` and ``disable`` change what msnb does; the other options
+    (backend, mode, dynamic shapes, recompile limits) are PyTorch compiler
+    settings with no MindSpore counterpart, taken and ignored."""
     from ._compiled import compile as _compile
-    return _compile(model, **kwargs)
+    return _compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
+                    disable=disable)
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):

@@ -354,8 +354,7 @@ def _resolve_weights_only(weights_only, pickle_module):
     return bool(weights_only)
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, from_torch=False,
-         **pickle_load_args):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """msnb implementation of ``torch.load`` for PyTorch's zip checkpoint format.
 
     ``weights_only`` defaults to True (as in PyTorch >= 2.6): only tensors,
@@ -364,10 +363,11 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` act as in PyTorch.  ``mmap=True``
     maps storage records from the file instead of reading them (``f`` must be
     a path).  ``map_location`` is accepted and ignored: tensors land on
-    MindSpore's active device.  ``from_torch`` (MSAdapter's flag) is
-    accepted; files from real PyTorch always load.  A bad file is refused
+    MindSpore's active device.  ``from_torch=...`` (MSAdapter's flag) is
+    accepted and dropped; files from real PyTorch always load.  A bad file is refused
     with one ``RuntimeError`` / ``pickle.UnpicklingError`` sentence
     (``docs/safety.md``)."""
+    pickle_load_args.pop("from_torch", None)
     weights_only = _resolve_weights_only(weights_only, pickle_module)
     if weights_only and pickle_load_args and set(pickle_load_args) != {"encoding"}:
         warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)

@@ -172,7 +172,12 @@ def _pair(a, sa, b, sb, keep_hint):
     return r, "".join(batch + a_only + b_only)
 
 
-def tensordot(a, b, dims=2):
+def tensordot(a, b, dims=2, out=None):
+    """msnb implementation of ``torch.tensordot`` (``out=`` written as PyTorch does)."""
+    return write_out(out, _tensordot(a, b, dims))
+
+
+def _tensordot(a, b, dims):
     if isinstance(dims, int):
         da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
     else:

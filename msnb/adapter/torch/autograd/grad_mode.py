@@ -60,9 +60,15 @@ class no_grad(_GradModeContext):  # noqa: N801
 
 
 class enable_grad(_GradModeContext):  # noqa: N801
-    """msnb implementation of ``torch.enable_grad``."""
+    """msnb implementation of ``torch.enable_grad``: a context manager, or a
+    decorator with or without parentheses (``@torch.enable_grad``)."""
 
     _target = True
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
 
 
 class set_grad_enabled(_GradModeContext):  # noqa: N801

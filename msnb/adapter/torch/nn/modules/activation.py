@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ... import _dtype as D
 from ..._ops.creation import empty
 from .. import functional as F
@@ -95,10 +97,17 @@ class Hardswish(_InplaceAct):
 class Hardtanh(Module):
     """msnb implementation of ``torch.nn.Hardtanh``."""
 
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
         super().__init__()
+        # PyTorch's deprecated spellings: taken, with its warning
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`", stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`", stacklevel=2)
+            max_val = max_value
         if max_val <= min_val:
-            raise AssertionError("max_val must be greater than min_val")
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
 
     def forward(self, input):

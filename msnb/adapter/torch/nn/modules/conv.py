@@ -107,7 +107,16 @@ class _ConvNd(Module):
         return fn(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
-class Conv1d(_ConvNd):
+class _Conv(_ConvNd):
+    """The forward convolutions: PyTorch's constructor (no ``output_padding``)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device, dtype)
+
+
+class Conv1d(_Conv):
     """msnb implementation of ``torch.nn.Conv1d``."""
 
     _n = 1
@@ -116,7 +125,7 @@ class Conv1d(_ConvNd):
         return self._conv_forward(input, F.conv1d)
 
 
-class Conv2d(_ConvNd):
+class Conv2d(_Conv):
     """msnb implementation of ``torch.nn.Conv2d``."""
 
     _n = 2
@@ -125,7 +134,7 @@ class Conv2d(_ConvNd):
         return self._conv_forward(input, F.conv2d)
 
 
-class Conv3d(_ConvNd):
+class Conv3d(_Conv):
     """msnb implementation of ``torch.nn.Conv3d``."""
 
     _n = 3
