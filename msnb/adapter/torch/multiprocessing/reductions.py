@@ -82,14 +82,14 @@ def _check(t) -> np.dtype:
         raise NotImplementedError("share_memory_() on a bfloat16 tensor is not supported by msnb yet (numpy has "
                                   "no bfloat16 to hold it; see the support list: python -m msnb.adapter.support "
                                   "--markdown)")
-    if getattr(t, "_vbase", None) is not None:
-        raise NotImplementedError("share_memory_() on a view is not supported by msnb yet: share the tensor it "
-                                  "views (see the support list: python -m msnb.adapter.support --markdown)")
     return np.dtype(t.dtype.numpy)
 
 
 def share(t):
-    """Move ``t``'s data into a new shared-memory segment, in place; returns ``t``."""
+    """Move ``t``'s data into a new shared-memory segment, in place; returns ``t``.
+
+    A view (msnb views hold their own data and pass writes on to their base)
+    shares its own values: the base it views stays in this process's memory."""
     if is_shared(t):
         return t
     dtype = _check(t)
@@ -128,8 +128,6 @@ def _reduce(t):
         raise RuntimeError("Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd "
                            "does not support crossing process boundaries.  If you just want to transfer the data, "
                            "call detach() on the tensor before serializing (e.g., putting it on the queue).")
-    if getattr(t, "_vbase", None) is not None:  # a view travels as a shared copy of its values
-        t = t.detach().clone()
     share(t)
     param_name = t.name if getattr(t, "_is_param", False) else None
     return rebuild_shared_tensor, (t.__dict__[_ms.SHARED].name, tuple(t.shape), repr(t.dtype), t.requires_grad,
