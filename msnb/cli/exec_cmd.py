@@ -87,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
             raise
         from msnb.runtime.tracebacks import as_torch_error, format_user_exception
 
-        print(format_user_exception(as_torch_error(exc), args.script if args.module is None else None), end="", file=sys.stderr)
+        start = args.script if args.module is None else None
+        print(format_user_exception(as_torch_error(exc), start), end="", file=sys.stderr)
         return 130 if isinstance(exc, KeyboardInterrupt) else 1
     finally:
         report.record_finish(run, error if not isinstance(error, SystemExit) or error.code else None)

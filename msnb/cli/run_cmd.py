@@ -26,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _notebook_options(parser)
     torchrun.add_exec_flags(parser)
     torchrun.add_arguments(parser, script=False)
-    parser.add_argument("target", metavar="NOTEBOOK|SCRIPT", help="the notebook, or the script (a .py file) to run on the workers")
+    parser.add_argument("target", metavar="NOTEBOOK|SCRIPT",
+                        help="the notebook, or the script (a .py file) to run on the workers")
     parser.add_argument("args", nargs=argparse.REMAINDER,
                         help="a script's arguments (a notebook's -o/--timeout may also come here)")
 

@@ -78,6 +78,10 @@ def is_shared(t) -> bool:
 
 def _check(t) -> np.dtype:
     from .. import _dtype as D
+    if _ms.device_target() != "CPU":
+        raise NotImplementedError(f"share_memory_() on {_ms.device_target()} is not supported by msnb yet: device "
+                                  "memory cannot alias shared host memory (see the support list: python -m "
+                                  "msnb.adapter.support --markdown)")
     if t.dtype is D.bfloat16:
         raise NotImplementedError("share_memory_() on a bfloat16 tensor is not supported by msnb yet (numpy has "
                                   "no bfloat16 to hold it; see the support list: python -m msnb.adapter.support "
