@@ -196,33 +196,15 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     else:
         size = int(world_size) if world_size not in (-1, None) else int(os.environ.get("WORLD_SIZE", "1"))
         me = int(rank) if rank not in (-1, None) else int(os.environ.get("RANK", "0"))
-        if not 0 <= me < size:
-            raise ValueError(f"rank {me} is out of range for a world of {size} process{'es' * (size != 1)}")
         if size != 1:
-            addr, port = _master(init_method, size)
-            _comm.join_cluster(addr, port, size, me)
-            if _comm.world_rank() != me or _comm.world_size() != size:
-                raise RuntimeError(f"MindSpore's cluster gave this process rank {_comm.world_rank()} of "
-                                   f"{_comm.world_size()}, not rank {me} of {size}")
-            _STATE.single = False
-            _STATE.world = ProcessGroup(range(size), _comm.world_group(), backend)
-        else:
-            _STATE.world = ProcessGroup([0], "msnb_single", backend)
+            raise RuntimeError(
+                f"msnb runs a world of {size} processes on MindSpore's launcher: start the script with "
+                f"`msnb launch --nproc-per-node {size} SCRIPT` (or MindSpore's msrun); without it only "
+                "world_size=1 works")
+        if me != 0:
+            raise ValueError(f"rank {me} is out of range for a world of 1 process")
+        _STATE.world = ProcessGroup([0], "msnb_single", backend)
     _STATE.rank, _STATE.size, _STATE.backend, _STATE.initialized = me, size, backend, True
-
-
-def _master(init_method, size) -> tuple[str, int]:
-    """The scheduler's address: ``tcp://HOST:PORT`` or env:// (MASTER_ADDR, MASTER_PORT), as PyTorch reads them."""
-    if init_method and init_method.startswith("tcp://"):
-        host, _, port = init_method[len("tcp://"):].split("/")[0].rpartition(":")
-    else:
-        host, port = os.environ.get("MASTER_ADDR", ""), os.environ.get("MASTER_PORT", "")
-    if not host or not port.isdigit():
-        raise RuntimeError(
-            f"a world of {size} processes needs the rendezvous address: set MASTER_ADDR and MASTER_PORT (or "
-            f"init_method='tcp://HOST:PORT'), or start the script with `msnb launch --nproc-per-node {size} "
-            "SCRIPT`, which sets them")
-    return host.strip("[]"), int(port)
 
 
 def destroy_process_group(group=None):

@@ -15,13 +15,11 @@ other devices (Ascend: HCCL) the native primitive runs.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from ..._ms import device_target, ms
 
-__all__ = ["init", "join_cluster", "world_rank", "world_size", "world_group", "create_group", "release",
+__all__ = ["init", "world_rank", "world_size", "world_group", "create_group", "release",
            "all_reduce", "all_gather", "broadcast", "REDUCERS"]
 
 _ops = ms.ops
@@ -48,42 +46,6 @@ def init() -> None:
     communication.init()
 
 
-_SCHEDULER: list = []  # the scheduler process rank 0 started in join_cluster
-
-
-def _die_with_parent() -> None:
-    import ctypes
-    import signal
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def join_cluster(addr: str, port: int, size: int, rank: int) -> None:
-    """Form MindSpore's cluster without msrun (``torch.multiprocessing.spawn`` + ``init_process_group``).
-
-    MindSpore's dynamic cluster is configured by environment variables
-    (what msrun sets for its workers): the scheduler's host and port
-    (PyTorch's MASTER_ADDR / MASTER_PORT), the number of workers and this
-    worker's id.  Rank 0 starts the scheduler process, which ends with the
-    job (and is killed if rank 0 dies)."""
-    import socket
-    import subprocess
-    import sys
-
-    host = socket.gethostbyname(addr)
-    common = {"MS_SCHED_HOST": host, "MS_SCHED_PORT": str(port), "MS_WORKER_NUM": str(size)}
-    if rank == 0:
-        env = dict(os.environ, MS_ROLE="MS_SCHED", **common)
-        env.setdefault("GLOG_v", "3")
-        _SCHEDULER.append(subprocess.Popen(
-            [sys.executable, "-c", "from mindspore import communication; communication.init()"], env=env,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent))
-    os.environ.update(common, MS_ROLE="MS_WORKER", MS_NODE_ID=str(rank))
-    init()
-
-
 def world_rank() -> int:
     from mindspore import communication
     return int(communication.get_rank())
@@ -107,13 +69,6 @@ def create_group(name: str, ranks) -> None:
 def release() -> None:
     from mindspore import communication
     communication.release()
-    while _SCHEDULER:
-        sched = _SCHEDULER.pop()
-        try:
-            sched.wait(timeout=10)
-        except Exception:  # noqa: BLE001 - it must not outlive the job
-            sched.kill()
-            sched.wait()
 
 
 def _prim(kind, *key):

@@ -33,14 +33,3 @@ def wait_then_fail(i, out):
     while out[0].item() == 0 and time.monotonic() < deadline:
         time.sleep(0.05)
     raise ValueError(f"rank {i} saw {out[0].item()}")
-
-
-def ddp_rank(rank, world, out):
-    """PyTorch's spawn + init_process_group pattern: rank 0 hosts MindSpore's scheduler at MASTER_PORT."""
-    import msnb.adapter.torch.distributed as dist
-    dist.init_process_group("gloo", rank=rank, world_size=world)
-    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 1, bias=False))
-    model(torch.full((1, 2), float(rank + 1))).sum().backward()
-    out[rank] = model.module.weight.grad[0, 0]  # averaged over the ranks: (1 + 2) / 2
-    out[world + rank] = float(dist.get_rank())
-    dist.destroy_process_group()
