@@ -7,6 +7,9 @@ Everything else in the adapter uses public MindSpore API.  What lives here
 * replacing a tensor's data in place (``assign_value_cpp``), the primitive
   behind every PyTorch in-place op and alias update;
 * reading the active device target;
+* making a tensor's data a host buffer without a copy (:func:`alias_host`,
+  shared memory for ``torch.multiprocessing``) and waiting for every queued
+  kernel (:func:`wait_all`);
 * MindSpore's trace recorder, which graph mode compiles regions with;
 * handing kernels adapter tensors as plain ``mindspore.Tensor`` objects
   (:func:`plain_args`).
@@ -25,7 +28,7 @@ from mindspore._c_expression import TensorPy as _TensorPy  # noqa: E402
 
 __all__ = ["ms", "TensorPy", "set_data", "device_target", "MS_VERSION", "conv2d_prims", "trace_begin",
            "trace_end", "trace_run", "trace_pass", "trace_abandon", "trace_open", "trace_reset",
-           "untraced", "plain_args", "set_adapter_class"]
+           "untraced", "plain_args", "set_adapter_class", "alias_host", "wait_all", "SHARED"]
 
 TensorPy = _TensorPy
 MS_VERSION = ms.__version__
@@ -129,7 +132,8 @@ def set_data(dst, src) -> None:
     for k in META:
         d.pop(k, None)
     hook = write_hook
-    param = isinstance(dst, _Parameter)
+    # a tensor over shared memory (alias_host) is written into that memory, as a Parameter is
+    param = isinstance(dst, _Parameter) or SHARED in d
     if hook is None and param and dst.shape == src.shape and dst.dtype == src.dtype:
         _assign(dst, src)
         return
@@ -139,12 +143,41 @@ def set_data(dst, src) -> None:
         hook(dst, src)
     else:
         _update(dst, src)
+        if SHARED in d:  # a new shape or dtype: the data is no longer the shared buffer
+            del d[SHARED]
     sd = getattr(src, "__dict__", None)
     if sd is not None and not param:
         for k in META:
             v = sd.get(k)
             if v is not None:
                 d[k] = v
+
+
+#: ``__dict__`` key of a tensor whose data is a shared host buffer (see :func:`alias_host`)
+SHARED = "_msnb_shared"
+
+
+def alias_host(dst, array, holder) -> None:
+    """Make ``dst``'s data *be* the C-contiguous numpy ``array`` (no copy).
+
+    MindSpore's ``Tensor.from_numpy`` wraps the buffer (keeping a reference
+    to ``array``); ``_update_data`` hands that data to ``dst``.  On CPU,
+    kernels then read the buffer when they run, and :func:`set_data` writes
+    ``dst`` in place with ``ops.assign``, which stores into the buffer: so a
+    buffer in shared memory is seen and updated by every process that maps
+    it.  ``holder`` (what keeps the buffer mapped) is kept on ``dst``."""
+    _shape(dst)
+    d = dst.__dict__
+    for k in META:
+        d.pop(k, None)
+    _update(dst, ms.Tensor.from_numpy(array))
+    d[SHARED] = holder
+
+
+def wait_all() -> None:
+    """Wait until every queued PyNative kernel has run (their writes are in memory)."""
+    from mindspore.common.api import _pynative_executor
+    _pynative_executor.sync()
 
 
 def device_target() -> str:

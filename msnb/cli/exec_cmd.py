@@ -1,4 +1,5 @@
-"""``msnb exec [--mode M] [--amp L] [--device D] [--verbose] [--report FILE] SCRIPT [ARGS...]``."""
+"""``msnb exec [--mode M] [--amp L] [--device D] [--verbose] [--report FILE] SCRIPT [ARGS...]``,
+or ``msnb exec [FLAGS] -m MODULE [ARGS...]`` (``-m torch.distributed.run`` and ``torchrun``: msnb's torchrun)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compare", nargs="?", const="table", choices=("table", "json"),
                         help="also run the script under real PyTorch in another process and print where the "
                              "numbers differ (=json: also write msnb-compare.json)")
-    parser.add_argument("script", help="the Python file to run")
+    parser.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE ARGS",
+                        help="run a module as `python -m MODULE ARGS` does (torch.* modules are msnb's: "
+                             "-m torch.distributed.run is torchrun on MindSpore's msrun)")
+    parser.add_argument("script", nargs="?", help="the Python file to run (`torchrun` means -m torch.distributed.run)")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
 
 
@@ -39,9 +43,21 @@ def run(args: argparse.Namespace) -> int:
     """Run the script; its SystemExit (exit code) propagates unchanged."""
     from msnb.runtime import Runtime, report
     from msnb.runtime.context import DeviceError
-    from msnb.runtime.script import run_script
+    from msnb.runtime.script import MODULE_COMMANDS, run_module, run_script
 
-    if not os.path.isfile(args.script):
+    if args.script in MODULE_COMMANDS and not os.path.isfile(args.script):
+        args.module = [MODULE_COMMANDS[args.script], *args.args]
+    if args.module is not None:
+        if not args.module:
+            print("msnb exec: argument -m: expected a module name", file=sys.stderr)
+            return 2
+        if getattr(args, "compare", None) or getattr(args, "profile", None):
+            print("msnb exec: --compare and --profile take a script, not -m MODULE", file=sys.stderr)
+            return 2
+    elif args.script is None:
+        print("msnb exec: a script (or -m MODULE) is required", file=sys.stderr)
+        return 2
+    elif not os.path.isfile(args.script):
         print(f"msnb exec: can't open file {args.script!r}: no such file", file=sys.stderr)
         return 2
     runtime = Runtime(say=lambda line: print(line, file=sys.stderr))
@@ -49,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
     run = report.record_start(options)
     error = None
     try:
-        if getattr(args, "compare", None):
+        if args.module is not None:
+            run_module(runtime, args.module[0], args.module[1:], options)
+        elif getattr(args, "compare", None):
             if getattr(args, "profile", None):
                 print("msnb exec: --compare and --profile cannot be combined", file=sys.stderr)
                 return 2
@@ -69,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
             raise
         from msnb.runtime.tracebacks import as_torch_error, format_user_exception
 
-        print(format_user_exception(as_torch_error(exc), args.script), end="", file=sys.stderr)
+        start = args.script if args.module is None else None
+        print(format_user_exception(as_torch_error(exc), start), end="", file=sys.stderr)
         return 130 if isinstance(exc, KeyboardInterrupt) else 1
     finally:
         report.record_finish(run, error if not isinstance(error, SystemExit) or error.code else None)

@@ -14,7 +14,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from msnb.settings import CHOICES
 
-__all__ = ["declare_flags", "parse_flags", "usage_text", "compare_flag"]
+__all__ = ["declare_flags", "parse_flags", "usage_text", "compare_flag", "nproc_flag"]
 
 _FLAGS = (
     argument("-h", "--help", action="store_true", help="show this help and do nothing else"),
@@ -52,6 +52,14 @@ _FLAGS = (
         default=None,
         help="also run the cell under real PyTorch in another process and show where the numbers differ "
         "(=json: also write the full table to msnb-compare.json)",
+    ),
+    argument(
+        "--nproc",
+        type=int,
+        metavar="N",
+        default=None,
+        help="run the cell as a script on N worker processes (MindSpore's msrun, torchrun's environment); "
+        "each rank's output is shown prefixed [rank k]",
     ),
 )
 
@@ -104,3 +112,11 @@ def usage_text(func: Callable, name: str | None = None) -> str:
 def compare_flag(magic: Callable, line: str) -> str | None:
     """``--compare`` as given: None, ``"table"`` or ``"json"``."""
     return parse_argstring(magic, line).compare
+
+
+def nproc_flag(magic: Callable, line: str) -> int | None:
+    """``--nproc N`` as given (None when absent); UsageError below 1."""
+    n = parse_argstring(magic, line).nproc
+    if n is not None and n < 1:
+        raise UsageError(f"--nproc must be at least 1, got {n}")
+    return n

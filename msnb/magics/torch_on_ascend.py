@@ -9,7 +9,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
-from msnb.magics.flags import compare_flag, declare_flags, parse_flags, usage_text
+from msnb.magics.flags import compare_flag, declare_flags, nproc_flag, parse_flags, usage_text
 from msnb.settings import settings
 
 __all__ = ["TorchOnAscendMagics"]
@@ -48,6 +48,11 @@ class TorchOnAscendMagics(Magics):
             flags["ignore"] = tuple(sorted(set(settings.ignore) | set(flags["ignore"])))
         profile = flags.pop("profile")
         compare = compare_flag(self.torch_on_ascend, line)
+        nproc = nproc_flag(self.torch_on_ascend, line)
+        if nproc is not None and cell is None:
+            raise UsageError("--nproc applies to one cell: use it on a %%torch_on_ascend cell")
+        if nproc is not None and (compare is not None or profile is not None):
+            raise UsageError("--nproc cannot be combined with --compare or --profile")
         if cell is None:
             if profile is not None:
                 raise UsageError("--profile applies to one cell: use it on a %%torch_on_ascend cell")
@@ -63,6 +68,8 @@ class TorchOnAscendMagics(Magics):
             raise UsageError(str(exc)) from None
         try:
             whole = f"%%torch_on_ascend {line}".rstrip() + "\n" + cell
+            if nproc is not None:
+                return self.runtime.run_cell_on_workers(self.shell, cell, options, nproc, cell=whole)
             if compare is not None:
                 if profile is not None:
                     raise UsageError("--compare and --profile cannot be combined: use one at a time")

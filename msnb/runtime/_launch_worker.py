@@ -23,9 +23,10 @@ def _serve_cluster() -> int:
 def _worker(argv) -> int:
     rank = int(os.environ.get("RANK_ID", os.environ.get("MS_NODE_ID", "0")))
     nproc = os.environ.get("MSNB_JOB_NPROC", os.environ.get("MS_WORKER_NUM", "1"))
-    os.environ.update({"RANK": str(rank), "LOCAL_RANK": os.environ.get("DEVICE_ID", str(rank)),
+    node = int(os.environ.get("MSNB_JOB_NODE_RANK", "0"))
+    os.environ.update({"RANK": str(rank), "LOCAL_RANK": str(rank - node * int(nproc)),
                        "WORLD_SIZE": os.environ.get("MS_WORKER_NUM", nproc), "LOCAL_WORLD_SIZE": nproc,
-                       "GROUP_RANK": "0", "MASTER_ADDR": os.environ.get("MS_SCHED_HOST", "127.0.0.1"),
+                       "GROUP_RANK": str(node), "MASTER_ADDR": os.environ.get("MS_SCHED_HOST", "127.0.0.1"),
                        "MASTER_PORT": os.environ.get("MS_SCHED_PORT", "")})
     run_dir = os.environ.get("MSNB_JOB_DIR")
     if run_dir:

@@ -135,6 +135,31 @@ class Runtime:
                 if not name.startswith("_") and is_adapter_object(value)
             )
 
+    def run_cell_on_workers(self, shell: Any, body: str, options: dict[str, Any], nproc: int,
+                            cell: str | None = None) -> None:
+        """Run a cell body as a script on ``nproc`` workers (``%%torch_on_ascend --nproc N``).
+
+        Each worker starts fresh (the notebook's variables are not there) with
+        torchrun's environment; its output is shown prefixed ``[rank k]``.  A
+        failing rank ends all ranks and raises :class:`~msnb.runtime.launch.WorkersFailed`
+        (its traceback is in the output); an interrupt ends the workers and
+        raises KeyboardInterrupt."""
+        __tracebackhide__ = True
+        from msnb.runtime.launch import WorkersFailed, launch_source
+
+        if options["analyze"]:
+            check("\n" + body if cell is None else cell, options["mode"], self._show,
+                  ignore=options.get("ignore", ()), advice=options.get("advice", False))
+        flags = ["--mode", options["mode"], "--amp", options["amp"], "--device", options["device"]]
+        if options["verbose"]:
+            flags.append("--verbose")
+        code = launch_source(shell.transform_cell(body), nproc, flags, out=sys.stdout, err=sys.stderr)
+        if code == 130:
+            raise KeyboardInterrupt
+        if code:
+            raise WorkersFailed(f"the cell failed on {nproc} workers (exit code {code}); every rank was ended",
+                                code)
+
     def _profiled(self, shell: Any, body: str, cell_globals: dict, files: list, kind: str) -> Any:
         """Run the cell under the profiler; show its table after, also when the cell fails."""
         __tracebackhide__ = True

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Sequence, TextIO
 
-__all__ = ["launch", "free_port", "WORKER"]
+__all__ = ["launch", "launch_source", "free_port", "msrun_command", "WorkersFailed", "WORKER"]
 
 #: the file msrun starts in every process (the worker bootstrap)
 WORKER = str(Path(__file__).with_name("_launch_worker.py"))
@@ -108,18 +108,41 @@ def _stop(pids, msrun: subprocess.Popen) -> None:
     msrun.wait(timeout=5)
 
 
+def msrun_command(script: str, args: Sequence[str], nproc: int, port: int, run_dir: str, *, nnodes: int = 1,
+                  node_rank: int = 0, master_addr: str | None = None,
+                  exec_options: Sequence[str] = ()) -> list[str]:
+    """msrun's command line for this machine's ``nproc`` workers of an ``nnodes``-machine job.
+
+    torchrun's ``--nnodes``/``--node-rank``/``--master-addr`` become msrun's
+    ``--worker_num`` (``nnodes * nproc``), ``--node_rank`` and
+    ``--master_addr``; global ranks are ``node_rank * nproc + local rank``."""
+    cmd = [_msrun(), f"--worker_num={nnodes * nproc}", f"--local_worker_num={nproc}", f"--master_port={port}",
+           f"--node_rank={node_rank}"]  # rank ids = node_rank * nproc + worker index, as torchrun's RANK
+    if master_addr:
+        cmd.append(f"--master_addr={master_addr}")
+    return cmd + [f"--log_dir={run_dir}", "--join=True", "--tail_worker_log=-1",
+                  WORKER, *exec_options, "--", os.path.abspath(script), *args]
+
+
 def launch(script: str, args: Sequence[str] = (), nproc: int = 1, *, master_port: int | None = None,
            exec_options: Sequence[str] = (), out: TextIO | None = None, err: TextIO | None = None,
-           log_dir: str | None = None) -> int:
-    """Run ``script ARGS`` on ``nproc`` workers (one machine); return the job's exit code.
+           log_dir: str | None = None, nnodes: int = 1, node_rank: int = 0, master_addr: str | None = None) -> int:
+    """Run ``script ARGS`` on ``nproc`` workers of this machine; return the job's exit code.
 
     ``exec_options`` are ``msnb exec`` flags (``--mode graph`` ...) given to
-    every worker.  Returns 0 when every worker exits 0, else the first
-    failing worker's code (1 when it died from a signal)."""
+    every worker.  With ``nnodes > 1`` the same call runs on every machine,
+    each with its ``node_rank`` and the scheduler's ``master_addr`` and
+    ``master_port`` (node 0 hosts the scheduler).  Returns 0 when every
+    worker of this machine exits 0, else the first failing worker's code (1
+    when it died from a signal)."""
     out = out or sys.stdout
     err = err or sys.stderr
     if nproc < 1:
         raise ValueError(f"--nproc-per-node must be at least 1, got {nproc}")
+    if nnodes < 1 or not 0 <= node_rank < nnodes:
+        raise ValueError(f"--node-rank must be in [0, --nnodes) (got node rank {node_rank} of {nnodes} nodes)")
+    if nnodes > 1 and not master_port:
+        raise ValueError("a job on several machines needs --master-port (and --master-addr: node 0's address)")
     if not os.path.isfile(script):
         raise FileNotFoundError(f"can't open file {script!r}: no such file")
     port = master_port or free_port()
@@ -133,26 +156,26 @@ def launch(script: str, args: Sequence[str] = (), nproc: int = 1, *, master_port
     env.setdefault("GLOG_v", "3")
     env["MSNB_JOB_DIR"] = str(run_dir)
     env["MSNB_JOB_NPROC"] = str(nproc)
-    cmd = [_msrun(), f"--worker_num={nproc}", f"--local_worker_num={nproc}", f"--master_port={port}",
-           "--node_rank=0",  # rank ids = worker index, so RANK matches dist.get_rank()
-           f"--log_dir={run_dir}", "--join=True", "--tail_worker_log=-1",
-           WORKER, *exec_options, "--", os.path.abspath(script), *args]
+    env["MSNB_JOB_NODE_RANK"] = str(node_rank)
+    cmd = msrun_command(script, args, nproc, port, str(run_dir), nnodes=nnodes, node_rank=node_rank,
+                        master_addr=master_addr, exec_options=exec_options)
     msrun = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                              start_new_session=True)
     verbose = "--verbose" in exec_options
-    tails = [_Tail(run_dir / f"worker_{k}.log", k, out, verbose) for k in range(nproc)]
+    ranks = range(node_rank * nproc, (node_rank + 1) * nproc)
+    tails = [_Tail(run_dir / f"worker_{k}.log", k, out, verbose) for k in ranks]
     pids: dict[int, int] = {}
     code = None
     try:
         while True:
             for t in tails:
                 t.pump()
-            for k in range(nproc):
+            for k in ranks:
                 if k not in pids and (run_dir / f"pid.{k}").is_file():
                     text = (run_dir / f"pid.{k}").read_text().strip()
                     if text:
                         pids[k] = int(text)
-            codes = {k: (run_dir / f"exit.{k}").read_text().strip() for k in range(nproc)
+            codes = {k: (run_dir / f"exit.{k}").read_text().strip() for k in ranks
                      if (run_dir / f"exit.{k}").is_file()}
             codes = {k: int(v) for k, v in codes.items() if v}
             failed = sorted(k for k, c in codes.items() if c != 0)
@@ -195,3 +218,34 @@ def launch(script: str, args: Sequence[str] = (), nproc: int = 1, *, master_port
         elif own_dir:
             err.write(f"msnb launch: logs kept in {run_dir}\n")
     return code
+
+
+class WorkersFailed(RuntimeError):
+    """A multi-worker cell's job failed; the failing rank's traceback was shown above, prefixed ``[rank k]``.
+
+    IPython shows only this message (``_render_traceback_``), not the launcher's frames."""
+
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
+
+
+#: line 1 of a cell run on workers (the magic line's place): the notebook's folder is importable, as in the kernel
+_CELL_PRELUDE = "import os as _msnb_os, sys as _msnb_sys; _msnb_sys.path.insert(1, _msnb_os.getcwd()); " \
+                "del _msnb_os, _msnb_sys\n"
+
+
+def launch_source(source: str, nproc: int, exec_options: Sequence[str] = (), *, out: TextIO | None = None,
+                  err: TextIO | None = None) -> int:
+    """Run Python ``source`` (a cell) as a script on ``nproc`` workers; the job's exit code.
+
+    Line ``k`` of ``source`` is line ``k + 1`` of the file the workers run,
+    so tracebacks give the line numbers of a cell whose line 1 is its magic."""
+    with tempfile.TemporaryDirectory(prefix="msnb-cell-") as folder:
+        path = os.path.join(folder, "cell.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(_CELL_PRELUDE + source)
+        return launch(path, [], nproc, exec_options=exec_options, out=out, err=err)

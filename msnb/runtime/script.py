@@ -12,7 +12,10 @@ import runpy
 import sys
 from typing import Any, Sequence
 
-__all__ = ["run_script"]
+__all__ = ["run_script", "run_module", "MODULE_COMMANDS"]
+
+#: commands ``msnb exec`` runs as modules (``msnb exec torchrun ...``)
+MODULE_COMMANDS = {"torchrun": "torch.distributed.run"}
 
 
 def run_script(runtime: Any, path: str, args: Sequence[str], options: dict[str, Any],
@@ -48,3 +51,24 @@ def _profiled(path: str, kind: str) -> None:
             runpy.run_path(path, run_name="__main__")
     finally:
         print(profiler.render_text(), file=sys.stderr)
+
+
+def run_module(runtime: Any, name: str, args: Sequence[str], options: dict[str, Any]) -> None:
+    """``python -m NAME ARGS...`` inside ``runtime.scope(options)``: ``torch.*`` modules are msnb's
+    (``-m torch.distributed.run`` is msnb's torchrun); restore argv/path after."""
+    import importlib.util
+
+    from msnb.adapter import adapter_module_for
+
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    sys.argv = [name, *args]
+    sys.path.insert(0, os.getcwd())  # as ``python -m`` does
+    try:
+        with runtime.scope(options):
+            target = adapter_module_for(name) or name
+            if importlib.util.find_spec(target) is None:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            runpy.run_module(target, run_name="__main__", alter_sys=True)
+    finally:
+        sys.argv = saved_argv
+        sys.path[:] = saved_path

@@ -463,7 +463,13 @@ class Tensor(ms.Tensor):
         return False
 
     def share_memory_(self):
-        return self
+        """msnb implementation of ``Tensor.share_memory_``: the data moves to a shared-memory
+        segment that processes of ``torch.multiprocessing`` read and write (CPU)."""
+        from .multiprocessing.reductions import share
+        return share(self)
+
+    def is_shared(self):
+        return _ms_internal.SHARED in self.__dict__
 
     # memory_format is accepted as in PyTorch: msnb tensors have one (contiguous) layout
     def float(self, memory_format=None):

@@ -55,6 +55,11 @@ class Distributed(Rule):
             return
         call = ctx.parent if isinstance(ctx.parent, ast.Call) and ctx.parent.func is node else None
         target = call or node
+        if q in ctx.registry and q.startswith("torch.multiprocessing."):
+            ctx.report(target, severity=Severity.INFO,
+                       message=f"`{q}` starts fresh msnb processes (as the 'spawn' start method does): the "
+                               "function and its arguments must be picklable (defined at a module's top level)")
+            return
         if q in ctx.registry:
             ctx.report(target, severity=Severity.INFO,
                        message=f"`{q}` runs on mindspore.communication: launch the script with `msnb launch`")

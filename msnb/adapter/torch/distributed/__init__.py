@@ -9,7 +9,8 @@ GPU, MCCL on CPU.  Without a launcher, a world of one process works (the
 collectives return their input), as with PyTorch.
 
 ``async_op=True`` runs the collective before returning; the handle's
-``wait()`` returns at once.
+``wait()`` returns at once.  ``send``/``recv``/``isend``/``irecv`` and
+``all_to_all`` are built on AllGather (see ``_p2p``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ __all__ = ["init_process_group", "is_initialized", "is_available", "is_mpi_avail
            "all_reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce_scatter",
            "reduce_scatter_tensor", "reduce", "gather", "scatter", "new_group", "destroy_process_group",
            "broadcast_object_list", "all_gather_object", "gather_object", "ReduceOp", "Backend", "ProcessGroup",
-           "GroupMember", "group", "Work", "send", "recv", "isend", "irecv", "all_to_all"]
+           "GroupMember", "group", "Work", "send", "recv", "isend", "irecv", "all_to_all", "all_to_all_single",
+           "P2POp", "batch_isend_irecv"]
 
 _SUPPORT = "see the support list: python -m msnb.adapter.support --markdown"
 _BACKENDS = ("gloo", "nccl", "hccl", "mccl", "mpi", "ucc")
@@ -209,6 +211,8 @@ def destroy_process_group(group=None):
     """msnb implementation of ``torch.distributed.destroy_process_group`` (the default group ends all)."""
     _require_init()
     if group is None or group is _STATE.world:
+        from ._p2p import flush_all
+        flush_all()  # isend/irecv nobody waited on still reach their peer
         if not _STATE.single:
             _comm.release()
         _STATE.reset()
@@ -473,16 +477,7 @@ def barrier(group=None, async_op=False, device_ids=None):
     return _done(async_op)
 
 
-def _unsupported(name):
-    def fn(*args, **kwargs):
-        raise NotImplementedError(f"torch.distributed.{name} is not supported by msnb yet: MindSpore 2.10 "
-                                  f"has no CPU kernel for point-to-point transfers ({_SUPPORT})")
-    fn.__name__ = name
-    fn._msnb_unsupported = True
-    return fn
-
-
-send, recv, isend, irecv, all_to_all = (_unsupported(n) for n in ("send", "recv", "isend", "irecv", "all_to_all"))
+from ._p2p import P2POp, all_to_all, all_to_all_single, batch_isend_irecv, irecv, isend, recv, send  # noqa: E402
 
 
 # --- Python objects: torch.save bytes, read back with torch.load(weights_only=True) -----

@@ -58,6 +58,27 @@ def main(out_dir):
     g = dist.new_group([0, 1]); t = torch.tensor([r + 1.]); dist.all_reduce(t, group=g)
     res["group"] = [t.tolist(), dist.get_rank(g), dist.get_world_size(g)]
     solo = dist.new_group([1]); res["solo"] = dist.get_rank(solo)
+    if r == 0:  # blocking send/recv, in program order, of different sizes and dtypes each way
+        dist.send(torch.tensor([1., 2., 3.]), dst=1)
+        buf = torch.zeros(2, dtype=torch.int64)
+        src = dist.recv(buf, src=1)
+    else:
+        buf = torch.zeros(3)
+        src = dist.recv(buf, src=0)
+        dist.send(torch.tensor([7, 8]), dst=0)
+    res["sendrecv"] = [src, buf.tolist()]
+    mine, theirs = torch.full((2,), float(r)), torch.zeros(2)  # both ranks isend then irecv: one exchange
+    works = [dist.isend(mine, 1 - r), dist.irecv(theirs, 1 - r)]
+    res["exchange"] = [[w.wait() for w in works], all(w.is_completed() for w in works), theirs.tolist()]
+    b = torch.zeros(1)
+    for w in dist.batch_isend_irecv([dist.P2POp(dist.isend, torch.tensor([10. * r]), 1 - r),
+                                     dist.P2POp(dist.irecv, b, 1 - r)]):
+        w.wait()
+    res["batch"] = b.tolist()
+    outs = [torch.zeros(2) for _ in range(n)]
+    dist.all_to_all(outs, [torch.tensor([10. * r + j, 100.]) for j in range(n)])
+    res["a2a"] = [o.tolist() for o in outs]
+    o = torch.zeros(2); dist.all_to_all_single(o, torch.tensor([2. * r, 2. * r + 1])); res["a2as"] = o.tolist()
     dist.barrier()
     with open(os.path.join(out_dir, f"rank{r}.json"), "w") as f:
         json.dump(res, f)

@@ -78,3 +78,15 @@ def test_objects_travel_with_torch_load_safety(ranks):
         assert r["bol"] == [{"lr": 0.1}, "x", 3]
         assert r["evil"] == "UnpicklingError"
     assert ranks[0]["gather_object"] == [["hi", 0], ["hi", 1]] and ranks[1]["gather_object"] is None
+
+
+def test_point_to_point_and_all_to_all_built_on_all_gather(ranks):
+    """send/recv (blocking, any dtype and size each way), isend+irecv on both ranks at once (one exchange),
+    batch_isend_irecv, and all_to_all(_single): each rank gets exactly what its peer sent it."""
+    r0, r1 = ranks
+    assert (r0["sendrecv"], r1["sendrecv"]) == ([1, [7, 8]], [0, [1.0, 2.0, 3.0]])
+    assert (r0["exchange"], r1["exchange"]) == ([[True, True], True, [1.0, 1.0]], [[True, True], True, [0.0, 0.0]])
+    assert (r0["batch"], r1["batch"]) == ([10.0], [0.0])
+    for k, r in enumerate(ranks):  # rank i's input j is [10 i + j, 100]
+        assert r["a2a"] == [[10.0 * i + k, 100.0] for i in (0, 1)]
+        assert r["a2as"] == [0.0 + k, 2.0 + k]

@@ -77,3 +77,18 @@ def test_graph_mode_under_ddp_still_syncs_every_backward(world_of_one, order):
         model(torch.ones(5, 3)).sum().backward()
         opt.step()
     assert len(calls) == 3 and net[0].bias.grad is not None
+
+
+def test_point_to_point_in_a_world_of_one_names_the_problem():
+    """PyTorch refuses a send to oneself; all_to_all in a world of one returns the input."""
+    dist.init_process_group("gloo", world_size=1, rank=0)
+    try:
+        with pytest.raises(ValueError, match="should not be the same"):
+            dist.send(torch.ones(2), dst=0)
+        with pytest.raises(ValueError, match="cannot receive from any source"):
+            dist.recv(torch.ones(2))
+        out = [torch.zeros(2)]
+        dist.all_to_all(out, [torch.tensor([3., 4.])])
+        assert out[0].tolist() == [3.0, 4.0]
+    finally:
+        dist.destroy_process_group()

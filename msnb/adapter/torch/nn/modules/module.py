@@ -515,6 +515,14 @@ class Module(ms.nn.Cell):
         self.__dict__.update(state)
 
     def share_memory(self):
+        """msnb implementation of ``Module.share_memory``: parameters, their gradients and
+        buffers move to shared memory (``Tensor.share_memory_``)."""
+        for p in self.parameters():
+            p.share_memory_()
+            if p.grad is not None:
+                p.grad.share_memory_()
+        for b in self.buffers():
+            b.share_memory_()
         return self
 
 
