@@ -33,10 +33,8 @@ from __future__ import annotations
 import os
 import weakref
 
-import numpy as np
-
 from .._dispatch import K
-from .._ms import TensorPy, ms, set_data
+from .._ms import SHARED, TensorPy, ms, set_data
 from . import _dtype as D
 from .autograd.grad_mode import STATE, no_grad
 from .autograd.graph import record
@@ -238,21 +236,11 @@ def _tracks_grad(t) -> bool:
 
 
 def share_numpy(arr, dtype):
-    """A tensor over ``arr``'s memory (``torch.from_numpy``); :func:`inplace`
-    writes results back into the array so both keep one value."""
+    """A tensor over ``arr``'s memory (``torch.from_numpy``): marked as a
+    shared host buffer, so :func:`set_data` writes in-place results into it."""
     t = meta(wrap(ms.Tensor.from_numpy(arr)), dtype, tuple(arr.shape))
-    t._np_shared = arr
+    t.__dict__[SHARED] = arr
     return t
-
-
-def _write_shared(root) -> None:
-    """After ``root``'s data moved, copy it into the numpy array ``root`` shares
-    (``torch.from_numpy``) and point ``root`` at that memory again."""
-    arr = root.__dict__.get("_np_shared")
-    if arr is None:
-        return
-    np.copyto(arr, root.asnumpy().reshape(arr.shape), casting="unsafe")
-    set_data(root, ms.Tensor.from_numpy(arr))
 
 
 def inplace(self, new):
@@ -278,7 +266,6 @@ def inplace(self, new):
             new = copy_meta(wrap(K.identity(new)), new)
             record("FillBackward0", new, (self,), lambda g: (g * 0,))
         set_data(self, new)
-        _write_shared(self)
         self._v += 1
         if grad_on and (new._grad_fn is not None or self._grad_fn is not None):
             self._grad_fn, self._output_nr = new._grad_fn, new._output_nr
@@ -294,7 +281,6 @@ def inplace(self, new):
         with no_grad():
             new_root = self._vinv(base, new)
     set_data(base, new_root)
-    _write_shared(base)
     base._v += 1
     if track:
         base._grad_fn, base._output_nr = new_root._grad_fn, new_root._output_nr
