@@ -56,6 +56,19 @@ def is_adapter_object(value: object) -> bool:
     return False
 
 
+def _missing_module_message(fullname: str, target_name: str) -> str:
+    """A PyTorch submodule msnb lacks says so and points to the support list;
+    a name PyTorch does not have either gets Python's usual message."""
+    from msnb.adapter.torch._api_names import SUBMODULES
+    from msnb.adapter.torch._missing import not_supported_message
+
+    torch_name = "torch" + target_name[len("msnb.adapter.torch"):] if target_name.startswith("msnb.adapter.torch.") \
+        else None
+    if torch_name in SUBMODULES:
+        return not_supported_message(torch_name)
+    return f"No module named {fullname!r} (msnb's adapter has no {target_name!r})"
+
+
 class AdapterFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Meta-path finder that answers aliased names with adapter modules."""
 
@@ -70,10 +83,7 @@ class AdapterFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             importlib.import_module(target_name)
         except ModuleNotFoundError as exc:
             if exc.name and target_name.startswith(exc.name):
-                raise ModuleNotFoundError(
-                    f"No module named {fullname!r} (msnb's adapter has no {target_name!r})",
-                    name=fullname,
-                ) from None
+                raise ModuleNotFoundError(_missing_module_message(fullname, target_name), name=fullname) from None
             raise
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 

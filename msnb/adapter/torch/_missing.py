@@ -9,7 +9,10 @@ have either gets PyTorch's own plain ``AttributeError`` message.
 
 from __future__ import annotations
 
-__all__ = ["NotSupportedError", "not_supported_message", "module_getattr", "missing_tensor_attr"]
+import importlib
+import importlib.util
+
+__all__ = ["NotSupportedError", "not_supported_message", "missing_attribute", "module_getattr", "missing_tensor_attr"]
 
 SUPPORT_HINT = "see the support list: python -m msnb.adapter.support --markdown"
 
@@ -22,14 +25,27 @@ def not_supported_message(qualname: str) -> str:
     return f"{qualname} is not supported by msnb yet ({SUPPORT_HINT})"
 
 
+def missing_attribute(namespace: str, name: str) -> AttributeError:
+    """The error for ``namespace.name`` that the adapter lacks: msnb's
+    :class:`NotSupportedError` when PyTorch has it (a name or a submodule),
+    else Python's usual ``AttributeError``."""
+    from ._api_names import MODULE_NAMES, SUBMODULES
+    if name in MODULE_NAMES.get(namespace, ()) or f"{namespace}.{name}" in SUBMODULES:
+        return NotSupportedError(not_supported_message(f"{namespace}.{name}"))
+    return AttributeError(f"module '{namespace}' has no attribute '{name}'")
+
+
 def module_getattr(namespace: str):
     """A module-level ``__getattr__`` for the adapter module standing for ``namespace``."""
 
     def __getattr__(name):
-        from ._api_names import MODULE_NAMES
-        if name in MODULE_NAMES.get(namespace, ()):
-            raise NotSupportedError(not_supported_message(f"{namespace}.{name}"))
-        raise AttributeError(f"module '{namespace}' has no attribute '{name}'")
+        from ._api_names import SUBMODULES
+        if f"{namespace}.{name}" in SUBMODULES:
+            # an adapter subpackage not imported yet (``torch.utils.tensorboard``) is imported on first use
+            adapter = f"msnb.adapter.{namespace}.{name}"
+            if importlib.util.find_spec(adapter) is not None:
+                return importlib.import_module(adapter)
+        raise missing_attribute(namespace, name)
 
     return __getattr__
 

@@ -32,3 +32,8 @@ def set_device_index(idx) -> None:
 def synchronize(device=None) -> None:
     import mindspore as ms
     ms.runtime.synchronize()
+
+
+from ._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.accelerator")

@@ -24,3 +24,8 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
         yield
     finally:
         default_generator.restore(saved)
+
+
+from ._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.random")

@@ -464,3 +464,8 @@ def get_unsafe_globals_in_checkpoint(f):
     except ValueError as e:
         raise pickle.UnpicklingError(f"msnb: corrupt data.pkl ({e})") from None
     return sorted(out)
+
+
+from ._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.serialization")

@@ -5,3 +5,8 @@ kernels (``is_available()`` says False for each)."""
 from . import cuda, cudnn, mps
 
 __all__ = ["cudnn", "mps", "cuda"]
+
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.backends")

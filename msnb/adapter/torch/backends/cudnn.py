@@ -17,3 +17,9 @@ def is_available() -> bool:
 def version():
     """None, as PyTorch answers without cuDNN."""
     return None
+
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.backends.cudnn")
+

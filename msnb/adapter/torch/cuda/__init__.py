@@ -81,6 +81,6 @@ def device(idx):  # noqa: F811 - torch.cuda.device context manager
 from . import amp  # noqa: E402 - torch.cuda.amp, the deprecated CUDA spellings of torch.amp
 
 
-def __getattr__(name):
-    raise AttributeError(f"torch.cuda.{name} is not supported by msnb yet (see the support list: "
-                         "python -m msnb.adapter.support --markdown)")
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.cuda")

@@ -50,3 +50,8 @@ def custom_bwd(bwd=None):
     warnings.warn("`torch.cuda.amp.custom_bwd(args...)` is deprecated. Please use "
                   "`torch.amp.custom_bwd(args..., device_type='cuda')` instead.", FutureWarning, stacklevel=2)
     return _am.custom_bwd(bwd, device_type="cuda")
+
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.cuda.amp")

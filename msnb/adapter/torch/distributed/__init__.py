@@ -557,3 +557,8 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
                              "rank")
         object_gather_list[:] = everything
     return None
+
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.distributed")

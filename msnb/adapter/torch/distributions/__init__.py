@@ -21,9 +21,6 @@ __all__ = ["constraints", "Distribution", "Normal", "Laplace", "Exponential", "U
            "kl_divergence", "register_kl"]
 
 
-def __getattr__(name):
-    from .._api_names import MODULE_NAMES
-    if name in MODULE_NAMES.get("torch.distributions", ()):
-        raise AttributeError(f"torch.distributions.{name} is not supported by msnb yet (see the support list: "
-                             "python -m msnb.adapter.support --markdown)")
-    raise AttributeError(f"module 'torch.distributions' has no attribute '{name}'")
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.distributions")

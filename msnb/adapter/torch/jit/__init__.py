@@ -228,3 +228,8 @@ def set_fusion_strategy(strategy):
     prev = _fusion.get("strategy", [("STATIC", 2), ("DYNAMIC", 10)])
     _fusion["strategy"] = list(strategy)
     return prev
+
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.jit")

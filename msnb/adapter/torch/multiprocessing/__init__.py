@@ -99,3 +99,8 @@ for _name in _FROM_CONTEXT:
     globals()[_name] = _bound(_name)
     __all__.append(_name)
 del _name
+
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.multiprocessing")

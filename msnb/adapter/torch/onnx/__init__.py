@@ -29,3 +29,8 @@ class OperatorExportTypes:
 
 class TrainingMode:
     EVAL, PRESERVE, TRAINING = range(3)
+
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.onnx")

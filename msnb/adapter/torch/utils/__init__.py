@@ -5,3 +5,8 @@ from __future__ import annotations
 from . import data
 
 __all__ = ["data"]
+
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.utils")

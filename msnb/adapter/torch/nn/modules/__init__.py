@@ -29,3 +29,8 @@ __all__ = ["Module"]
 for _m in (_c, _lin, _conv, _pool, _bn, _norm, _do, _sp, _fl, _ps, _act, _rnn, _tr, _loss, _pad, _inorm, _up, _lazy):
     __all__ += _m.__all__
 del _m
+
+
+from ..._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.nn.modules")

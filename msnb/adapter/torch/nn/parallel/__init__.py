@@ -50,3 +50,8 @@ def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, mo
     if not isinstance(inputs, tuple):
         inputs = (inputs,) if inputs is not None else ()
     return module(*inputs, **(module_kwargs or {}))
+
+
+from ..._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.nn.parallel")

@@ -14,3 +14,8 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDatas
            "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler", "DataLoader", "get_worker_info", "default_collate", "default_convert",
            "DistributedSampler", "distributed"]
+
+
+from ..._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.utils.data")

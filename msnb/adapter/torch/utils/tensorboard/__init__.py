@@ -14,3 +14,8 @@ except ImportError:  # PyTorch's own message when the package is missing
 from .writer import SummaryWriter
 
 __all__ = ["SummaryWriter"]
+
+
+from ..._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.utils.tensorboard")
