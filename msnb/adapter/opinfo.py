@@ -245,6 +245,8 @@ class Mismatch(AssertionError):
 
 def _np(t):
     t = t.detach()
+    if getattr(t, "_is_zerotensor", lambda: False)():  # PyTorch's lazily-zero gradients
+        t = t.new_zeros(t.shape)
     if str(t.dtype) in ("torch.bfloat16", "torch.float16"):
         t = t.float()
     return np.asarray(t.numpy())

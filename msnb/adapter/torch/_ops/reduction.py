@@ -423,6 +423,9 @@ def median(input, dim=None, keepdim=False):
         s = sort(flat).values
         return s[(flat.shape[0] - 1) // 2]
     d = dims_of(input, dim)[0]
+    if input.ndim == 0:  # the value itself, at index 0
+        from .statistics import median_0d
+        return collections.namedtuple("median", ["values", "indices"])(*median_0d(input))
     s = sort(input, d)
     k = (input.shape[d] - 1) // 2
     vals, idx = s.values.select(d, k), s.indices.select(d, k)
