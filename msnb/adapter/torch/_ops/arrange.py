@@ -214,6 +214,8 @@ def sum_to_size(input, *size):
         s == t or s == 1 for s, t in zip(size[::-1], shape[::-1]))
     if not ok:
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    if input.dtype is D.bool:  # a sum: booleans add up as int64, as in PyTorch
+        input = cast(input, D.int64)
     return sum_to(input, size)
 
 

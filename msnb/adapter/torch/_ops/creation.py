@@ -12,7 +12,8 @@ from .. import _core
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace",
-           "logspace", "eye", "scalar_tensor", "size_args", "sizes_or_keyword", "size_keyword", "from_ms", "tril_indices"]
+           "logspace", "eye", "scalar_tensor", "size_args",
+           "triu_indices", "from_ms", "tril_indices"]
 
 
 def size_args(size):
@@ -292,6 +293,12 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
                                         requires_grad))
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device=None):
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     r, c = np.tril_indices(row, offset, col)
+    return tensor(np.stack([r, c]).astype(np.int64), dtype=dtype or D.int64)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """msnb implementation of ``torch.triu_indices``."""
+    r, c = np.triu_indices(row, offset, col)
     return tensor(np.stack([r, c]).astype(np.int64), dtype=dtype or D.int64)

@@ -377,6 +377,8 @@ def masked_fill(input, mask, value):
                                f"with {value.ndim} dimension(s).")
         if not value.requires_grad:
             value = value.item()
+    if input.dtype is D.bool and not isinstance(value, TensorPy):
+        value = bool(value)
     return P.where(cast(mask, D.bool), value if isinstance(value, TensorPy) else
                    (float(value) if input.dtype.is_floating_point else value), input) \
         if not isinstance(value, TensorPy) else P.where(cast(mask, D.bool), value.to(input.dtype), input)

@@ -91,6 +91,9 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
 def constant_pad_nd(input, pad, value=0):
     """msnb implementation of ``torch.constant_pad_nd`` (``nn.functional.pad`` in constant mode)."""
     from ..nn import functional as F
+    from .._core import cast
+    if input.dtype is D.bool:  # padded as integers, then back to booleans
+        return cast(F.pad(cast(input, D.uint8), list(pad), mode="constant", value=int(bool(value))), D.bool)
     return F.pad(input, list(pad), mode="constant", value=value)
 
 

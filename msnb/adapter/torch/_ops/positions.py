@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
 from .._core import TensorPy, cast
 from . import indexing as I
 from .reduction import dims_of
 
 __all__ = ["as_strided", "as_strided_copy", "as_strided_scatter", "unfold", "unfold_copy", "diagonal_scatter",
-           "select_scatter", "slice_scatter", "take_positions", "put_positions"]
+           "select_scatter", "slice_scatter", "take_positions", "put_positions", "diag_embed_general"]
 
 
 def _positions(x):
@@ -137,3 +136,22 @@ def _check_src(src, pos):
     if tuple(src.shape) != pos.shape:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(pos.shape)}")
+
+
+def diag_embed_general(input, offset, dim1, dim2):
+    """``torch.diag_embed`` with any ``offset`` and pair of output dims: zeros with the last dim of
+    ``input`` written on the ``offset`` diagonal of dims ``(dim1, dim2)``."""
+    from .creation import zeros
+    nd = input.ndim + 1
+    d1, d2 = dim1 % nd if -nd <= dim1 < nd else None, dim2 % nd if -nd <= dim2 < nd else None
+    if d1 is None or d2 is None:
+        bad = dim1 if d1 is None else dim2
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {bad})")
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = input.shape[-1] + abs(offset) if input.ndim else 1 + abs(offset)
+    rest = iter(input.shape[:-1])
+    shape = tuple(n if i in (d1, d2) else next(rest) for i in range(nd))
+    out = zeros(shape, dtype=input.dtype)
+    pos = np.diagonal(np.arange(out.numel(), dtype=np.int64).reshape(shape), offset, d1, d2)
+    return put_positions(out, pos, input)

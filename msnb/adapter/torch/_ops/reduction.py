@@ -66,6 +66,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         x = cast(x, dtype)
     elif not x.dtype.is_floating_point and not x.dtype.is_complex:
         x = cast(x, D.int64)
+    if x.dtype is D.bfloat16:  # no bfloat16 CPU kernel: accumulate in float32 and round once, as PyTorch does
+        return write_out(out, cast(sum(cast(x, D.float32), dim, keepdim), D.bfloat16))
     dims = dims_of(x, dim)
     if x.ndim == 0:
         res = copy_meta(wrap(K.identity(x)), x)
@@ -91,6 +93,8 @@ def _empty_reduce(x, dims, keepdim, value):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    if not input.dtype.is_floating_point:
+        return sum(input, dim, keepdim, dtype=dtype)
     return sum(P.where(P.isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
 
 

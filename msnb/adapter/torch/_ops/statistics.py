@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._core import TensorPy, cast
+from .._core import TensorPy, cast, needs_grad, record
 from . import pointwise as P
 from . import reduction as R
 from . import shape as S
@@ -96,11 +96,30 @@ def logcumsumexp(input, dim):
         return P.mul(input, 1)
     if input.numel() == 0:
         return S.clone(input)
-    x = cast(input, D.float64) if input.dtype in (D.float32, D.float16) else input  # float32 loses ~1e-4
     with P._no_grad():
-        m = R.amax(x, d, keepdim=True)
-        m = P.where(P.isinf(m), 0.0, m)
-    return cast(P.add(P.log(R.cumsum(P.exp(P.sub(x, m)), d)), m), input.dtype)
+        res = _logcumsumexp(input, d)
+    if needs_grad(input):
+        record("LogcumsumexpBackward0", res, (input,), lambda g: (_logcumsumexp_grad(g, input, res, d),),
+               saved=(input,))
+    return res
+
+
+def _logcumsumexp(x, d):
+    m = R.amax(x, d, keepdim=True)
+    m = P.where(P.isinf(m), 0.0, m)
+    return P.add(P.log(R.cumsum(P.exp(P.sub(x, m)), d)), m)
+
+
+def _logcumsumexp_grad(g, x, res, d):
+    """PyTorch's formula, in log space: the positive and negative parts of ``g`` separately,
+    each through a reversed logcumsumexp (stable where ``exp`` of the inputs over- or underflows)."""
+    with P._no_grad():
+        low = D.finfo(g.dtype).min
+        rev = lambda t: S.flip(_logcumsumexp(S.flip(t, (d,)), d), (d,))  # noqa: E731
+        log_abs = P.log(P.abs(g))
+        pos = P.where(P.gt(g, 0), log_abs, low)
+        neg = P.where(P.lt(g, 0), log_abs, low)
+        return P.sub(P.exp(P.add(rev(P.sub(pos, res)), x)), P.exp(P.add(rev(P.sub(neg, res)), x)))
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
