@@ -171,7 +171,6 @@ PARTIAL = {
                           "bfloat16 refused on CPU (no MindSpore kernels); cache_enabled has no effect",
     "torch.from_numpy": "copies the array: later writes to the array are not seen by the tensor",
     "torch.Tensor.expand": "returns a copy, not a view: in-place writes to it do not reach the base",
-    "torch.expand_copy": "",
     "torch.inference_mode": "tensors made inside are ordinary tensors afterwards",
     "torch.sort": "sorts on the host (numpy, stable)",
     "torch.Tensor.sort": "sorts on the host (numpy, stable)",
