@@ -35,7 +35,9 @@ def submodules(package, prefix):
 
 
 def public(mod):
-    names = getattr(mod, "__all__", None) or [n for n in dir(mod) if not n.startswith("_")]
+    names = set(getattr(mod, "__all__", None) or [n for n in dir(mod) if not n.startswith("_")])
+    if mod is torch:  # functions torch re-exports outside __all__ (torch.lu, torch.svd_lowrank, ...)
+        names |= {n for n in dir(mod) if callable(getattr(mod, n)) and not isinstance(getattr(mod, n), type)}
     return sorted(n for n in names if not n.startswith("_"))
 
 

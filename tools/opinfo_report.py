@@ -45,11 +45,12 @@ def _worker(limit, keys_file):
     return 0
 
 
-def _list_cases(only):
+def _list_cases(only, suite=False):
     from msnb.adapter import opinfo as O
     op_db, module_db = O.load_dbs()
     out = []
-    for c in O.op_cases(op_db) + O.module_cases(module_db):
+    cases = O.op_cases(op_db) + O.module_cases(module_db)
+    for c in O.suite_cases(cases) if suite else cases:
         if only and not any(o in c.key for o in only):
             continue
         out.append({"key": c.key, "name": c.name, "form": c.form, "dtype": c.dtype, "namespace": c.namespace,
@@ -61,10 +62,7 @@ def replay(limit=None, only=(), progress=True):
     """Run every case in child processes; returns {key: result dict} in case order.
     ``limit="suite"``: the cases and sample counts ``tests/adapter/opinfo`` replays."""
     from tqdm import tqdm
-    from msnb.adapter import opinfo as O
-    meta = _list_cases(only)
-    if limit == "suite":
-        meta = [m for m in meta if m["dtype"] in O.SUITE_DTYPES]
+    meta = _list_cases(only, suite=limit == "suite")
     todo = [m["key"] for m in meta]
     results: dict[str, dict] = {}
     bar = tqdm(total=len(todo), desc="opinfo replay", disable=not progress, file=sys.stderr)

@@ -245,6 +245,8 @@ class Mismatch(AssertionError):
 
 def _np(t):
     t = t.detach()
+    if getattr(t, "_is_zerotensor", lambda: False)():  # PyTorch's lazily-zero gradients
+        t = t.new_zeros(t.shape)
     if str(t.dtype) in ("torch.bfloat16", "torch.float16"):
         t = t.float()
     return np.asarray(t.numpy())
@@ -474,14 +476,25 @@ def _replay_module_sample(case, minput, mcls):
 
 
 #: samples per case that ``tests/adapter/opinfo`` replays (the report replays all)
-SUITE_LIMITS = {"float32": 2}
+SUITE_LIMITS = {"float32": 2, "float64": 1, "int64": 1, "bool": 1}
 #: dtypes the test suite replays (the report replays every dtype in DTYPES)
-SUITE_DTYPES = ("float32",)
+SUITE_DTYPES = DTYPES
 
 
 def suite_cases(cases):
-    """The cases ``tests/adapter/opinfo`` replays: float32 forms of every op and module."""
-    return [c for c in cases if c.dtype in SUITE_DTYPES]
+    """The cases ``tests/adapter/opinfo`` replays: every float32 case (function, method and module
+    forms), and for float64 / int64 / bool the primary form of each op (its function form, else its
+    method form) with one sample: the other dtypes run the same code paths with other kernels, and
+    replaying both forms of every dtype would double the suite's time for little more coverage."""
+    function_keys = {c.key.split(":")[0] + ":" + c.dtype for c in cases if c.form == "function"}
+    out = []
+    for c in cases:
+        if c.dtype == "float32":
+            out.append(c)
+        elif c.dtype in SUITE_DTYPES and (c.form == "function" or (
+                c.form == "method" and c.key.split(":")[0] + ":" + c.dtype not in function_keys)):
+            out.append(c)
+    return out
 
 
 def suite_limit(case) -> int:

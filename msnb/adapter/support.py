@@ -137,16 +137,42 @@ LINALG_SPECIAL_NOTES = {
         "gammainc", "gammaincc")},
 }
 
+_POSITIONS = ("positions found on the host (numpy): MindSpore 2.10's CPU kernels do not follow PyTorch's tie / "
+              "NaN rules; values are gathered on the device, so gradients flow")
+_COUNTS = "computed on the host (numpy); no gradient, as in PyTorch"
+
+
+def _both(names, note):
+    return {f"{ns}.{n}": note for n in names for ns in ("torch", "torch.Tensor")}
+
+
+#: Notes of torch.* / Tensor.* ops computed (in part) on the host, or returning a copy for a view.
+OPS_NOTES = {
+    **_both(("cummax", "cummin", "kthvalue", "mode", "nanmedian", "quantile", "nanquantile", "msort"), _POSITIONS),
+    **_both(("histc", "histogram", "unique_consecutive", "nonzero_static", "argwhere"), _COUNTS),
+    **{f"torch.{n}": _COUNTS for n in ("histogramdd", "bucketize", "searchsorted", "isin")},
+    "torch.combinations": "the index tuples are listed on the host (itertools); values are gathered, so gradients "
+                          "flow",
+    **_both(("frexp",), "exponents found on the host (numpy); the mantissa is differentiable"),
+    **_both(("geqrf",), "computed on the host (LAPACK geqrf, as PyTorch); no gradient, as in PyTorch"),
+    **_both(("as_strided",), _COPY + "; strides index the input's contiguous elements"),
+    "torch.Tensor.unfold": _COPY,
+    "torch.as_strided_copy": "strides index the input's contiguous elements",
+    **{n: "contiguous and zero-filled (msnb tensors have one layout)" for n in (
+        "torch.empty_strided", "torch.Tensor.new_empty_strided", "torch.empty_permuted")},
+    "torch.gradient": "uniform spacing only (a number, or one per dimension); coordinate tensors raise msnb's "
+                      "unsupported error",
+}
 #: What differs from PyTorch where an API is implemented but not in full.
 PARTIAL = {
     **LINALG_SPECIAL_NOTES,
+    **OPS_NOTES,
     "torch.amp.autocast": "one state for every device_type; PyTorch's CUDA op lists for every device_type; "
                           "bfloat16 refused on CPU (no MindSpore kernels); cache_enabled has no effect",
     "torch.from_numpy": "shares a C-contiguous array's memory as PyTorch; a non-contiguous or read-only array is "
                         "copied, and views taken of the tensor see later writes to the array only after an "
                         "in-place op through msnb",
     "torch.Tensor.expand": "returns a copy, not a view: in-place writes to it do not reach the base",
-    "torch.expand_copy": "",
     "torch.inference_mode": "tensors made inside are ordinary tensors afterwards",
     "torch.sort": "sorts on the host (numpy, stable)",
     "torch.Tensor.sort": "sorts on the host (numpy, stable)",

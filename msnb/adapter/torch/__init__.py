@@ -16,6 +16,16 @@ from ._device import device
 from ._tensor import Size, Tensor
 from ._ops.creation import *  # noqa: F401,F403
 from ._ops.pointwise import *  # noqa: F401,F403
+from ._ops.elementwise import *  # noqa: F401,F403
+from ._ops.arrange import *  # noqa: F401,F403
+from ._ops.statistics import *  # noqa: F401,F403
+from ._ops.scatter_ops import *  # noqa: F401,F403
+from ._ops.factorized import *  # noqa: F401,F403
+from ._ops.native import *  # noqa: F401,F403
+from ._ops.short_time import stft
+from ._ops.integer import *  # noqa: F401,F403
+from ._ops.positions import (as_strided, as_strided_copy, as_strided_scatter, unfold_copy, diagonal_scatter,
+                             select_scatter, slice_scatter)
 from ._ops.reduction import *  # noqa: F401,F403
 from ._ops.shape import *  # noqa: F401,F403
 from ._ops.indexing import (gather, scatter, scatter_add, index_select, masked_select, nonzero,

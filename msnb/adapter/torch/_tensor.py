@@ -502,6 +502,12 @@ class Tensor(ms.Tensor):
     def bool(self, memory_format=None):
         return _core.cast(self, D.bool)
 
+    def cfloat(self, memory_format=None):
+        return _core.cast(self, D.complex64)
+
+    def cdouble(self, memory_format=None):
+        return _core.cast(self, D.complex128)
+
     def softmax(self, dim, dtype=None):
         from .nn import functional as F
         return F.softmax(self, dim, dtype=dtype)
@@ -534,33 +540,41 @@ class Tensor(ms.Tensor):
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         return C.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+        size = C.sizes_or_keyword(size, kw, "size", "new_zeros")
         return C.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+        size = C.sizes_or_keyword(size, kw, "size", "new_ones")
         return C.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+        size = C.sizes_or_keyword(size, kw, "size", "new_empty")
         return C.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_empty_strided(self, size, stride, dtype=None, device=None, requires_grad=False, layout=None,
+                          pin_memory=False):
+        """Contiguous and zero-filled (msnb tensors have one layout)."""
+        return C.zeros(tuple(size), dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
         return C.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     # --- shape methods with PyTorch's varargs spellings --------------------------
-    def view(self, *shape):
-        return S.view(self, *shape)
+    def view(self, *shape, **kw):
+        return S.view(self, *(C.sizes_or_keyword(shape, kw, "size", "view") if kw else shape))
 
-    def reshape(self, *shape):
-        return S.reshape(self, *shape)
+    def reshape(self, *shape, **kw):
+        return S.reshape(self, *(C.sizes_or_keyword(shape, kw, "shape", "reshape") if kw else shape))
 
-    def permute(self, *dims):
-        return S.permute(self, *dims)
+    def permute(self, *dims, **kw):
+        return S.permute(self, *(C.sizes_or_keyword(dims, kw, "dims", "permute") if kw else dims))
 
-    def expand(self, *sizes):
-        return S.expand(self, *sizes)
+    def expand(self, *sizes, **kw):
+        return S.expand(self, *(C.sizes_or_keyword(sizes, kw, "size", "expand") if kw else sizes))
 
-    def repeat(self, *sizes):
-        return S.repeat(self, *sizes)
+    def repeat(self, *sizes, **kw):
+        return S.repeat(self, *(C.sizes_or_keyword(sizes, kw, "repeats", "repeat") if kw else sizes))
 
     def flip(self, *dims, **kwargs):
         if "dims" in kwargs:
@@ -751,6 +765,8 @@ Tensor.polygamma = lambda self, n: _sf.polygamma(n, self)
 Tensor.polygamma.__doc__ = "msnb implementation of ``Tensor.polygamma``."
 Tensor.svd, Tensor.qr, Tensor.cholesky, Tensor.slogdet = _mx.torch_svd, _mx.torch_qr, _mx.torch_cholesky, \
     _mx.torch_slogdet
+from ._ops import arrange as _ar, positions as _pos  # noqa: E402
+Tensor.unfold, Tensor.sum_to_size = _pos.unfold, _ar.sum_to_size
 Tensor.where = lambda self, condition, other: P.where(condition, self, other)
 Tensor.where.__doc__ = "msnb implementation of ``Tensor.where``: ``self`` where ``condition``, else ``other``."
 

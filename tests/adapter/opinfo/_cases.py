@@ -23,5 +23,5 @@ def module_cases():
 
 
 def all_cases():
-    """Every case the suite replays (``opinfo.suite_cases``: float32)."""
+    """Every case the suite replays (``opinfo.suite_cases``)."""
     return opinfo.suite_cases(op_cases() + module_cases())

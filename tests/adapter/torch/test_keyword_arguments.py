@@ -24,3 +24,22 @@ from .harness import compare_behaviour
        "type-DoubleTensor", "type-str", "type-dtype", "type-name", "softmax-method", "log_softmax-method"])
 def test_keyword_forms(fn):
     compare_behaviour(fn)
+
+
+_SIZE_KEYWORDS = {
+    "rand-size": lambda t: t.rand(size=(2, 3)).shape, "randn-size": lambda t: t.randn(size=[4]).shape,
+    "view-size": lambda t: t.arange(6).view(size=(3, 2)), "reshape-shape": lambda t: t.arange(6).reshape(shape=(2, 3)),
+    "torch.reshape-shape": lambda t: t.reshape(t.arange(6), shape=(6,)),
+    "permute-dims": lambda t: t.arange(6).reshape(2, 3).permute(dims=(1, 0)),
+    "torch.permute-dims": lambda t: t.permute(t.arange(6).reshape(2, 3), dims=(1, 0)),
+    "expand-size": lambda t: t.arange(3).expand(size=(2, 3)), "repeat-repeats": lambda t: t.arange(3).repeat(repeats=(2,)),
+    "tile-dims": lambda t: t.tile(t.arange(3), dims=(2,)), "new_zeros-size": lambda t: t.ones(2).new_zeros(size=(3,)),
+    "new_ones-size": lambda t: t.ones(2).new_ones(size=(1, 2)), "new_empty-size": lambda t: t.ones(2).new_empty(size=(3,)).shape,
+    "view-size-and-varargs": lambda t: t.arange(6).view(3, 2, size=(3, 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SIZE_KEYWORDS))
+def test_sizes_as_keywords(name):
+    """Methods and functions taking varargs sizes also take them as PyTorch's keyword (``size=``, ``dims=`` ...)."""
+    compare_behaviour(_SIZE_KEYWORDS[name])

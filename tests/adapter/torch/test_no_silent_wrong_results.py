@@ -124,3 +124,26 @@ def test_cosine_similarity_broadcasts_before_reducing():
 
 def test_prelu_of_a_zero_dim_input_keeps_its_shape():
     compare(lambda t, x, w: t.nn.functional.prelu(x, w), np.array(-2.0, np.float32), np.array([0.25], np.float32))
+
+
+def test_advanced_index_write_over_infinity():
+    """The scatter behind ``x[idx] = v`` computed ``x * 0 + v``: a written slot that held inf became NaN."""
+    def write(t):
+        x = t.tensor([float("inf"), 1.0, float("-inf")])
+        x[t.tensor([0, 2])] = t.tensor([2.0, 3.0])
+        return x
+    compare_behaviour(write)
+    compare_behaviour(lambda t: t.tensor([float("inf"), 0.0]).index_put((t.tensor([0]),), t.tensor(5.0)))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda t: t.tril(t.zeros(3, 0)), lambda t: t.triu(t.zeros(0, 2, 0), 1),
+    lambda t: t.roll(t.zeros(0, 3), 1, 0), lambda t: t.roll(t.zeros(2, 0), 1),
+    lambda t: t.median(t.tensor(2.0), 0), lambda t: t.take(t.arange(6.0).reshape(2, 3), t.tensor([-1, -6, 2])),
+    lambda t: t.take(t.arange(6.0), t.tensor([6])), lambda t: t.index_add(t.tensor(1.0), 0, t.tensor([0]), t.tensor(2.0)),
+    lambda t: t.broadcast_shapes((5, 1), 3), lambda t: t.ones(2, 1, 4).diag_embed(1, 0, 2),
+], ids=["tril-empty", "triu-empty", "roll-empty", "roll-flat-empty", "median-0d", "take-negative",
+        "take-out-of-range", "index_add-0d", "broadcast_shapes-Size", "diag_embed-offset-dims"])
+def test_empty_zero_dim_and_negative_index_cases(fn):
+    """Empty and 0-d inputs and negative indices where PyTorch allows them (issue 12, point 5)."""
+    compare_behaviour(fn)

@@ -12,7 +12,8 @@ from .. import _core
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace",
-           "logspace", "eye", "scalar_tensor", "size_args", "from_ms", "tril_indices"]
+           "logspace", "eye", "scalar_tensor", "size_args",
+           "triu_indices", "from_ms", "tril_indices"]
 
 
 def size_args(size):
@@ -164,7 +165,18 @@ def _fill(size, value, dtype, requires_grad):
     return _finish(arr, d, requires_grad)
 
 
-def _size_keyword(fn):
+def sizes_or_keyword(args, kw, name, fn):
+    """Varargs sizes, or PyTorch's keyword spelling of them (``x.view(size=(2, 3))``)."""
+    if name in kw:
+        if args:
+            raise TypeError(f"{fn}() got multiple values for argument '{name}'")
+        args = (kw.pop(name),)
+    if kw:
+        raise TypeError(f"{fn}() got an unexpected keyword argument '{next(iter(kw))}'")
+    return args
+
+
+def size_keyword(fn):
     """``torch.zeros(size=(2, 3))``: PyTorch also takes the size as a keyword."""
     import functools
 
@@ -178,21 +190,24 @@ def _size_keyword(fn):
     return wrapper
 
 
-@_size_keyword
+
+
+
+@size_keyword
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """msnb implementation of ``torch.zeros``."""
     t = _fill(size_args(size), 0, dtype or D.get_default_dtype(), requires_grad)
     return _core.write_out(out, t)
 
 
-@_size_keyword
+@size_keyword
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """msnb implementation of ``torch.ones``."""
     t = _fill(size_args(size), 1, dtype or D.get_default_dtype(), requires_grad)
     return _core.write_out(out, t)
 
 
-@_size_keyword
+@size_keyword
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     """msnb implementation of ``torch.empty`` (memory is zero-filled)."""
@@ -283,6 +298,12 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
                                         requires_grad))
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device=None):
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     r, c = np.tril_indices(row, offset, col)
+    return tensor(np.stack([r, c]).astype(np.int64), dtype=dtype or D.int64)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """msnb implementation of ``torch.triu_indices``."""
+    r, c = np.triu_indices(row, offset, col)
     return tensor(np.stack([r, c]).astype(np.int64), dtype=dtype or D.int64)

@@ -195,7 +195,7 @@ def _scatter_flat(flat, li, vals):
     mask = wrap(K.zeros((flat.shape[0],), D.bool))
     ones = wrap(K.ones((li.shape[0],), D.int32))
     hit = index_add(cast(mask, D.int32), 0, li, ones)
-    placed = index_add(P.mul(flat, 0), 0, li, vals)
+    placed = index_add(_zeros((flat.shape[0],), flat.dtype), 0, li, vals)  # (not flat * 0: inf * 0 is NaN)
     return P.where(P.gt(hit, 0), placed, flat)
 
 
@@ -232,6 +232,11 @@ def index_add(input, dim, index, source, *, alpha=1):
     src = cast(src, input.dtype)
     idx = cast(index, D.int64).reshape(-1)
     check_in_bounds(idx, input.shape[d] if input.ndim else 1, d, IndexError)
+    if input.ndim == 0 or src.ndim == 0:  # a 0-d input or source counts as one element along dim 0
+        shape = tuple(input.shape)
+        out = index_add(input.reshape(-1) if input.ndim == 0 else input, d, idx,
+                        src.reshape(-1) if src.ndim == 0 else src)
+        return out.reshape(shape)
     # scatter_add along dim d using an index broadcast to src's shape
     shape = [1] * src.ndim
     shape[d] = -1
@@ -286,15 +291,38 @@ def gather(input, dim, index, *, sparse_grad=False):
 
 
 def take_along_dim(input, indices, dim=None):
+    """msnb implementation of ``torch.take_along_dim`` (input and indices broadcast except along ``dim``)."""
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
-    return gather(input, dim, indices)
+    from .reduction import dims_of
+    d = dims_of(input, dim)[0]
+    if input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of "
+                           f"dimensions, but got {input.ndim} dimensions for input, and {indices.ndim} "
+                           f"dimensions for indices")
+    si, sx = list(indices.shape), list(input.shape)
+    si[d] = sx[d] = 1
+    b = list(np.broadcast_shapes(tuple(si), tuple(sx)))
+    bx, bi = list(b), list(b)
+    bx[d], bi[d] = input.shape[d], indices.shape[d]
+    x = input if list(input.shape) == bx else input.expand(tuple(bx))
+    i = indices if list(indices.shape) == bi else indices.expand(tuple(bi))
+    return gather(x, d, i)
 
 
 def take(input, index):
+    """msnb implementation of ``torch.take``: indices into the flattened input (negative ones count from the end)."""
     if index.dtype is not D.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {D._name_of(index.dtype)}")
-    return gather(input.reshape(-1), 0, index.reshape(-1)).reshape(tuple(index.shape))
+    n = input.numel()
+    r = _index_range(index)
+    if r is not None and (r[0] < -n or r[1] >= n):
+        bad = r[0] if r[0] < -n else r[1]
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    idx = index.reshape(-1)
+    if r is not None and r[0] < 0:
+        idx = P.where(P.lt(idx, 0), P.add(idx, n), idx)
+    return gather(input.reshape(-1), 0, idx).reshape(tuple(index.shape))
 
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
@@ -349,6 +377,8 @@ def masked_fill(input, mask, value):
                                f"with {value.ndim} dimension(s).")
         if not value.requires_grad:
             value = value.item()
+    if input.dtype is D.bool and not isinstance(value, TensorPy):
+        value = bool(value)
     return P.where(cast(mask, D.bool), value if isinstance(value, TensorPy) else
                    (float(value) if input.dtype.is_floating_point else value), input) \
         if not isinstance(value, TensorPy) else P.where(cast(mask, D.bool), value.to(input.dtype), input)

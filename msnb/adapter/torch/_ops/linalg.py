@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as D
 from .._core import K, needs_grad, record, wrap, write_out
 from . import pointwise as P
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "addmm", "baddbmm", "einsum",
+           "addmv", "addbmm", "addr",
            "inner", "tensordot", "cross", "kron", "trace"]
 
 
@@ -91,8 +93,40 @@ def outer(input, vec2):
 ger = outer
 
 
+def _scaled_sum(input, prod, beta, alpha):
+    """``beta * input + alpha * prod``; with ``beta == 0`` ``input`` is ignored (NaN included), as in PyTorch."""
+    prod = P.mul(prod, alpha) if alpha != 1 else prod
+    if beta == 0:
+        from .shape import expand
+        shape = P.broadcast_shape(tuple(input.shape), tuple(prod.shape))
+        return expand(prod, shape) if tuple(prod.shape) != shape else prod
+    return P.add(P.mul(input, beta) if beta != 1 else input, prod)
+
+
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    return P.add(P.mul(input, beta) if beta != 1 else input, P.mul(matmul(mat1, mat2), alpha) if alpha != 1 else matmul(mat1, mat2))
+    return _scaled_sum(input, matmul(mat1, mat2), beta, alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """msnb implementation of ``torch.addmv``: ``beta * input + alpha * (mat @ vec)``."""
+    if mat.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
+    return _scaled_sum(input, mv(mat, vec), beta, alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """msnb implementation of ``torch.addbmm``: ``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
+    if batch1.ndim != 3 or batch2.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor")
+    return _scaled_sum(input, bmm(batch1, batch2).sum(0), beta, alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """msnb implementation of ``torch.addr``: ``beta * input + alpha * outer(vec1, vec2)``."""
+    if input.dtype is D.bool:
+        return P.logical_or(P.logical_and(input, bool(beta)) if beta != 1 else input,
+                            P.logical_and(outer(vec1, vec2), bool(alpha)))
+    return _scaled_sum(input, outer(vec1, vec2), beta, alpha)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
@@ -219,6 +253,7 @@ def kron(a, b):
 # --- mixed precision: PyTorch's autocast op lists (see ``torch.amp``) ----------------
 from ..amp.autocast_mode import autocast_op as _autocast_op  # noqa: E402
 
-for _name in ['matmul', 'mm', 'bmm', 'mv', 'addmm', 'baddbmm', 'dot', 'outer', 'tensordot', 'cross']:
+for _name in ['matmul', 'mm', 'bmm', 'mv', 'addmm', 'baddbmm', 'dot', 'outer', 'tensordot', 'cross', 'addmv', 'addbmm',
+              'addr']:
     globals()[_name] = _autocast_op(_name)(globals()[_name])
 del _name

@@ -51,9 +51,10 @@ def eye_like(n, x):
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    """msnb implementation of ``torch.diag_embed`` (offset 0, the last two dims)."""
+    """msnb implementation of ``torch.diag_embed``."""
     if offset != 0 or (dim1 % (input.ndim + 1), dim2 % (input.ndim + 1)) != (input.ndim - 1, input.ndim):
-        raise NotImplementedError("torch.diag_embed with offset or other dims is not supported by msnb yet")
+        from .positions import diag_embed_general
+        return diag_embed_general(input, offset, dim1, dim2)
     n = input.shape[-1]
     return P.mul(input.unsqueeze(-1), eye_like(n, input))
 

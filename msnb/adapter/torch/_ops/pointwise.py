@@ -354,6 +354,8 @@ def log10(input):
 
 
 def square(input):
+    if isinstance(input, TensorPy) and input.dtype is D.bool:  # PyTorch squares booleans as int64
+        input = cast(input, D.int64)
     return mul(input, input)
 
 
@@ -616,6 +618,9 @@ def signbit(input):
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    if not input.dtype.is_floating_point:  # integers and booleans are never NaN or infinite
+        from .shape import clone
+        return clone(input)
     fi = D.finfo(input.dtype)
     x = where(isnan(input), nan, input)
     x = where(logical_and(isinf(x), gt(x, 0)), fi.max if posinf is None else posinf, x)

@@ -66,6 +66,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         x = cast(x, dtype)
     elif not x.dtype.is_floating_point and not x.dtype.is_complex:
         x = cast(x, D.int64)
+    if x.dtype is D.bfloat16:  # no bfloat16 CPU kernel: accumulate in float32 and round once, as PyTorch does
+        return write_out(out, cast(sum(cast(x, D.float32), dim, keepdim), D.bfloat16))
     dims = dims_of(x, dim)
     if x.ndim == 0:
         res = copy_meta(wrap(K.identity(x)), x)
@@ -91,6 +93,8 @@ def _empty_reduce(x, dims, keepdim, value):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    if not input.dtype.is_floating_point:
+        return sum(input, dim, keepdim, dtype=dtype)
     return sum(P.where(P.isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
 
 
@@ -423,6 +427,9 @@ def median(input, dim=None, keepdim=False):
         s = sort(flat).values
         return s[(flat.shape[0] - 1) // 2]
     d = dims_of(input, dim)[0]
+    if input.ndim == 0:  # the value itself, at index 0
+        from .statistics import median_0d
+        return collections.namedtuple("median", ["values", "indices"])(*median_0d(input))
     s = sort(input, d)
     k = (input.shape[d] - 1) // 2
     vals, idx = s.values.select(d, k), s.indices.select(d, k)

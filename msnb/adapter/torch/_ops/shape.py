@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _core, _dtype as D
 from .._core import K, cast, make_view, needs_grad, record, wrap, wrap_fresh, TensorPy
-from .creation import size_args
+from .creation import size_args, sizes_or_keyword
 from .reduction import dims_of
 from . import pointwise as P
 
@@ -67,9 +67,9 @@ def view(input, *shape):
     return _as_view(input, res, lambda t: _reshape_impl(t, shape), lambda t, new: _reshape_impl(new, t.shape))
 
 
-def reshape(input, *shape):
+def reshape(input, *shape, **kw):
     """msnb implementation of ``torch.reshape``: a view of a contiguous tensor, else a copy."""
-    shape = size_args(shape)
+    shape = size_args(sizes_or_keyword(shape, kw, "shape", "reshape") if kw else shape)
     if input.__dict__.get("_noncontig"):
         return _reshape_impl(clone(input), shape)
     res = _reshape_impl(input, shape)
@@ -144,9 +144,9 @@ def _permute_impl(x, perm):
     return res
 
 
-def permute(input, *dims):
+def permute(input, *dims, **kw):
     """msnb implementation of ``torch.permute``."""
-    perm = size_args(dims)
+    perm = size_args(sizes_or_keyword(dims, kw, "dims", "permute") if kw else dims)
     nd = input.ndim
     if len(perm) != nd:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
@@ -228,7 +228,12 @@ def broadcast_to(input, size):
 
 
 def broadcast_shapes(*shapes):
-    return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+    """msnb implementation of ``torch.broadcast_shapes`` (a ``torch.Size``; an int is a 1-D shape)."""
+    from .._tensor import Size
+    try:
+        return Size(np.broadcast_shapes(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes]))
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: objects cannot be broadcast to a single shape") from None
 
 
 def broadcast_tensors(*tensors):
@@ -254,9 +259,9 @@ def repeat(input, *sizes):
     return res
 
 
-def tile(input, *dims):
+def tile(input, *dims, **kw):
     """msnb implementation of ``torch.tile`` / ``Tensor.tile`` (a tuple or varargs)."""
-    dims = size_args(dims)
+    dims = size_args(sizes_or_keyword(dims, kw, "dims", "tile") if kw else dims)
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, dims)
@@ -412,12 +417,18 @@ def flip(input, dims):
 
 def roll(input, shifts, dims=None):
     if dims is None:
+        if input.numel() == 0:
+            return clone(input)
         return view(roll(reshape(input, (-1,)), shifts, 0), tuple(input.shape))
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     x = input
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     for s, d in zip(shifts, dims):
         n = x.shape[d]
+        if n == 0:
+            continue
         s %= n
         if s:
             a, b = narrow(x, d, n - s, s), narrow(x, d, 0, n - s)

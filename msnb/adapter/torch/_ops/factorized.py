@@ -1,0 +1,123 @@
+"""``torch.*`` solvers that take a factorisation: ``cholesky_solve``, ``cholesky_inverse``,
+``triangular_solve``, and LAPACK's ``geqrf``.
+
+They are built on :mod:`matrix`'s triangular solve (host LAPACK, see
+``_host.solve_triangular``), so their gradients come from its gradient.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from .. import _dtype as D
+from . import matrix as M
+
+__all__ = ["cholesky_solve", "cholesky_inverse", "triangular_solve", "geqrf", "lu_unpack", "lu_solve"]
+
+_TriSolve = collections.namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+_Geqrf = collections.namedtuple("geqrf", ["a", "tau"])
+_LuUnpack = collections.namedtuple("lu_unpack", ["P", "L", "U"])
+
+
+def _lower(L, upper):
+    return M.mT(L) if upper else L
+
+
+def cholesky_solve(B, L, upper=False, *, out=None):
+    """msnb implementation of ``torch.cholesky_solve``: ``X`` with ``(L L^T) X = B``."""
+    if B.ndim < 2 or L.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {B.ndim} dimensions instead")
+    low = _lower(L, upper)
+    y = M.solve_triangular(low, B, upper=False)
+    return M.solve_triangular(M.mT(low), y, upper=True)
+
+
+def cholesky_inverse(L, upper=False, *, out=None):
+    """msnb implementation of ``torch.cholesky_inverse``: ``(L L^T)^-1`` from its Cholesky factor."""
+    if L.ndim < 2:
+        raise RuntimeError(f"cholesky_inverse: The input tensor A must have at least 2 dimensions.")
+    from .creation import eye
+    n = L.shape[-1]
+    ident = eye(n, dtype=L.dtype)
+    if L.ndim > 2:
+        ident = ident.expand(tuple(L.shape))
+    return cholesky_solve(ident, L, upper)
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """msnb implementation of ``torch.triangular_solve``: ``(solution, A)`` with ``op(A) X = b``."""
+    if b.ndim < 2 or A.ndim < 2:
+        raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, but it has "
+                           f"{b.ndim} dimensions instead")
+    coef = M.mT(A) if transpose else A
+    x = M.solve_triangular(coef, b, upper=upper != transpose, unitriangular=unitriangular)
+    return _TriSolve(x, A.clone())
+
+
+def geqrf(input, *, out=None):
+    """msnb implementation of ``torch.geqrf`` (LAPACK ``geqrf`` on the host: MindSpore 2.10's CPU Geqrf
+    kernel is not used, so the Householder vectors are LAPACK's, as PyTorch's are)."""
+    import scipy.linalg.lapack as lapack
+    from .creation import tensor
+    if input.ndim < 2:
+        raise RuntimeError(f"torch.geqrf: input must have at least 2 dimensions.")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f'"geqrf_cpu" not implemented for \'{D._name_of(input.dtype).capitalize()}\'')
+    a = input.detach().numpy()
+    m, n = a.shape[-2:]
+    flat = a.reshape((-1, m, n))
+    qr = np.empty_like(flat)
+    taus = np.zeros((flat.shape[0], min(m, n)), a.dtype)
+    fn = lapack.sgeqrf if a.dtype == np.float32 else lapack.dgeqrf
+    for i, mat in enumerate(flat):
+        if mat.size:
+            q, t, _, _ = fn(mat)
+            qr[i], taus[i] = q, t[:min(m, n)]
+    return _Geqrf(tensor(qr.reshape(a.shape)), tensor(taus.reshape(a.shape[:-2] + (min(m, n),))))
+
+
+
+def _permutations(piv, m, dtype):
+    """The permutation matrices ``P`` (``A = P L U``) of LAPACK's 1-based row swaps ``piv``, batched."""
+    from .creation import tensor
+    p = piv.numpy().astype(np.int64)
+    flat = p.reshape(-1, p.shape[-1]) if p.ndim else p.reshape(1, 1)
+    mats = np.zeros((flat.shape[0], m, m), dtype.numpy)
+    for b, row in enumerate(flat):
+        perm = np.arange(m)
+        for i, j in enumerate(row - 1):
+            if not 0 <= j < m:
+                raise RuntimeError(f"lu_unpack: pivots out of range: {j + 1} for a matrix with {m} rows")
+            perm[i], perm[j] = perm[j], perm[i]
+        mats[b] = np.eye(m, dtype=dtype.numpy)[:, perm]
+    return tensor(mats.reshape(p.shape[:-1] + (m, m)))
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """msnb implementation of ``torch.lu_unpack``: ``(P, L, U)`` from a packed LU factorisation."""
+    from .creation import eye, zeros
+    m, n = LU_data.shape[-2:]
+    k = min(m, n)
+    if unpack_pivots:
+        P = _permutations(LU_pivots, m, LU_data.dtype)
+    else:
+        P = zeros(0, dtype=LU_data.dtype)
+    if not unpack_data:
+        return _LuUnpack(P, zeros(0, dtype=LU_data.dtype), zeros(0, dtype=LU_data.dtype))
+    L = LU_data[..., :, :k].tril(-1) + eye(m, k, dtype=LU_data.dtype)
+    U = LU_data[..., :k, :].triu()
+    return _LuUnpack(P, L, U)
+
+
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """msnb implementation of ``torch.lu_solve``: ``X`` with ``A X = b`` for ``A = P L U``
+    (two triangular solves on the packed factors)."""
+    from .linalg import matmul
+    if LU_data.shape[-1] != LU_data.shape[-2]:
+        raise RuntimeError("linalg.lu_solve: Expected LU to be a square matrix")
+    P = _permutations(LU_pivots, LU_data.shape[-1], LU_data.dtype)
+    y = matmul(M.mT(P), b)
+    y = M.solve_triangular(LU_data, y, upper=False, unitriangular=True)
+    return M.solve_triangular(LU_data, y, upper=True)
