@@ -18,7 +18,7 @@ run.  The training loop reads ``loss.item()`` every step (``--item each``, as
 tutorials do) or only at the end (``--item end``).
 
 Prints, per workload, images or tokens per second (median over rounds), step
-time, compile seconds (msnb graph: from ``msnb exec --report``; ``ms.jit``: warm-up
+time, CPU time per step (all threads; steadier than wall time on a shared host), compile seconds (msnb graph: from ``msnb exec --report``; ``ms.jit``: warm-up
 time beyond the steady steps), peak RSS, and the ratios; ``--json`` prints all of
 it as one JSON object.  Not a test: nothing here asserts.
 """
@@ -98,6 +98,7 @@ def summarize(results, warmup):
             continue
         med = lambda k: statistics.median(x[k] for x in ok)  # noqa: E731
         row = {"samples_per_s": med("samples_per_s"), "unit": ok[0]["unit"], "step_ms": med("step_ms"),
+               "cpu_ms_per_step": med("cpu_ms_per_step") if all("cpu_ms_per_step" in x for x in ok) else None,
                "peak_rss_mb": max(x["peak_rss_mb"] for x in ok), "loss": ok[0]["loss"], "runs": len(ok)}
         if "compile_s" in ok[0] and ("graph" in n):
             row.update(compile_s=med("compile_s"), graphs=ok[0]["graphs"], fallbacks=ok[0]["fallbacks"])
@@ -214,11 +215,11 @@ def render(out) -> str:
         rows = r["runners"]
         unit = next((x["unit"] for x in rows.values()), "samples")
         lines.append(f"\n{w}")
-        lines.append(f"  {'runner':28s} {unit + '/s':>11s} {'step ms':>9s} {'compile s':>9s} {'peak RSS MB':>11s}")
+        lines.append(f"  {'runner':28s} {unit + '/s':>11s} {'step ms':>9s} {'CPU ms':>8s} {'compile s':>9s} {'peak RSS MB':>11s}")
         for n, x in rows.items():
             comp = f"{x['compile_s']:9.1f}" if "compile_s" in x else f"{'':9s}"
             fb = f"  fallbacks: {len(x['fallbacks'])}" if x.get("fallbacks") else ""
-            lines.append(f"  {n:28s} {x['samples_per_s']:11.1f} {x['step_ms']:9.1f} {comp} {x['peak_rss_mb']:11.0f}{fb}")
+            lines.append(f"  {n:28s} {x['samples_per_s']:11.1f} {x['step_ms']:9.1f} {x.get('cpu_ms_per_step') or 0:8.1f} {comp} {x['peak_rss_mb']:11.0f}{fb}")
         for n, e in r["errors"].items():
             lines.append(f"  {n:28s} failed: {e}")
         for k, v in r["ratios"].items():

@@ -153,13 +153,15 @@ def main(name, steps, warmup, item):
             losses.append(loss.item())
         times.append(time.perf_counter() - t0)
         if i == warmup - 1:
-            t_warm = time.perf_counter()
+            t_warm, c_warm = time.perf_counter(), time.process_time()
         if i == 0:
             first = time.perf_counter() - t_start
     final = loss.item()
     dt = time.perf_counter() - t_warm
+    cpu = time.process_time() - c_warm
     steady = sorted(times[warmup:])[len(times[warmup:]) // 2]
     print(json.dumps({"samples_per_s": steps * w["per_step"] / dt, "unit": w["unit"], "step_ms": 1000 * dt / steps,
+                      "cpu_ms_per_step": 1000 * cpu / steps,
                       "median_step_ms": 1000 * steady, "first_steps_s": sum(times[:warmup]),
                       "first_step_s": first, "loss": final,
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
