@@ -252,10 +252,10 @@ def time_formulations(dtype, x_shape, w_shape, geometry, groups, chunks, repeat=
     fastest counts); a candidate whose untimed run already took more than
     ``budget`` seconds is not repeated -- the native kernel can be very slow on
     some hosts and needs no second look.  Kernels run outside any open graph
-    recording and are waited for (``mindspore.runtime.synchronize``)."""
+    recording and are waited for (``_ms.sync``)."""
     import time
 
-    from ..._ms import untraced
+    from ..._ms import sync, untraced
     pad_mode, pad, stride, dilation = geometry
     stride, dilation = tuple(stride), tuple(dilation)
     pad = tuple(pad) if pad_mode == "pad" else 0
@@ -266,10 +266,10 @@ def time_formulations(dtype, x_shape, w_shape, geometry, groups, chunks, repeat=
     g_shape = (x_shape[0], w_shape[0], *out_hw)
 
     def once(fn):
-        ms.runtime.synchronize()
+        sync()
         t0 = time.perf_counter()
         fn()
-        ms.runtime.synchronize()
+        sync()
         return time.perf_counter() - t0
 
     def clock(fn):
