@@ -35,6 +35,7 @@ VERSION = 1
 _lock = threading.Lock()
 _memory: dict = {}  # key -> choice, this process
 _loaded: dict = {}  # cache path -> the file's section for this host (as read)
+_said: list = []  # the one-line notice of the first measurement in this process
 
 
 def enabled() -> bool:
@@ -133,6 +134,11 @@ def choose(key: str, default, measure, valid=None):
         if got is not None and (valid is None or valid(got)):
             _memory[key] = got
             return got
+        if not _said:
+            _said.append(True)
+            import sys
+            print(f"msnb: measuring which kernels are fastest on this machine (once per shape, kept in {path}; "
+                  "MSNB_KERNEL_TUNING=0 turns this off)", file=sys.stderr)
         try:
             got = measure()
         except Exception:  # noqa: BLE001 - a failing candidate must not fail the user's op
