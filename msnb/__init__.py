@@ -1,8 +1,9 @@
 """msnb: run PyTorch notebook cells unchanged on MindSpore.
 
 ``%load_ext msnb`` adds the ``%%torch_on_ascend`` cell magic.  Loading is
-cheap on purpose: MindSpore and the adapter are imported by the first cell
-that uses the magic, not here.
+cheap on purpose: it starts importing MindSpore on a background thread
+(:mod:`msnb.runtime.preload`; ``MSNB_PRELOAD=0`` turns that off) and returns;
+the first cell that uses the magic waits for what is left of that import.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ def load_ipython_extension(ipython: Any) -> None:
 
     register(ipython)
     frontend_comm.register(ipython)
+    from msnb.runtime import preload
+
+    preload.start()
 
 
 def unload_ipython_extension(ipython: Any) -> None:

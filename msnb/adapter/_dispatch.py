@@ -14,6 +14,7 @@ entry is exercised by the test suite.
 from __future__ import annotations
 
 from . import _host as host
+from . import _tuning
 from ._ms import device_target, ms, plain_args, trace_open
 
 __all__ = ["K", "select", "TABLE"]
@@ -22,7 +23,10 @@ ops = ms.ops
 mint = ms.mint
 
 # --- 2-D convolution: which formulation (torch/_ops/conv.py implements both) -------------
-# Measured with benchmarks/conv_kernels.py [--sweep] (2-core CPU host, MindSpore 2.10):
+# On CPU the choice is measured on this host the first time a shape is seen and cached
+# per machine (``_tuning``; ``_conv2d_plan_tuned``).  The constants below are the plan
+# when measuring is off (``MSNB_KERNEL_TUNING=0``) and the starting point of the
+# measurement (the chunk it tries).  Measured with benchmarks/conv_kernels.py [--sweep] (2-core CPU host, MindSpore 2.10):
 # the native CPU Conv2D / Conv2DBackpropInput kernels run at ~0.1-0.2 GMAC/s, so above a
 # few million multiply-adds im2col + matmul wins (13-120x on the batch-128 shapes there);
 # below, im2col's dozen kernel launches cost more than the whole native convolution.
@@ -38,7 +42,7 @@ CONV2D_IM2COL_GRAD_INPUT_MACS = 8_000_000
 _IM2COL_ITEMSIZE = {ms.float16: 2, ms.float32: 4, ms.float64: 8}
 
 
-def _conv2d_plan_native(x_dtype, w_dtype, x_shape, w_shape, out_hw, groups):
+def _conv2d_plan_native(x_dtype, w_dtype, x_shape, w_shape, out_hw, groups, geometry=None):
     """MindSpore's own convolution kernels for every pass."""
     return "native", "native", "native", x_shape[0]
 
@@ -77,6 +81,55 @@ def _conv2d_plan_cpu(x_dtype, w_dtype, x_shape, w_shape, out_hw, groups):
     fwd = "im2col" if macs >= CONV2D_IM2COL_FORWARD_MACS else "native"
     return (fwd, "im2col" if macs >= CONV2D_IM2COL_GRAD_INPUT_MACS else "native",
             "im2col" if fwd == "im2col" and trace_open() else "native", chunk)
+
+
+def _valid_conv_choice(c) -> bool:
+    return (isinstance(c, list) and len(c) == 4 and all(k in ("native", "im2col") for k in c[:3])
+            and isinstance(c[3], int) and not isinstance(c[3], bool) and c[3] >= 1)
+
+
+def _fastest_conv(times, n):
+    """``[forward, grad_input, grad_weight, chunk]`` from ``conv.time_formulations``' seconds."""
+    chunks = [int(k.split("/")[1]) for k in times["forward"] if k.startswith("im2col/")]
+    chunk = min(chunks, key=lambda c: times["forward"][f"im2col/{c}"] + times["grad_input"][f"im2col/{c}"])
+    pick = [("im2col" if times[p][f"im2col/{chunk}"] < times[p]["native"] else "native")
+            for p in ("forward", "grad_input", "grad_weight")]
+    return [*pick, chunk if "im2col" in pick else n]
+
+
+def _conv2d_plan_tuned(x_dtype, w_dtype, x_shape, w_shape, out_hw, groups, geometry=None):
+    """The CPU plan, measured on this host: where :func:`_conv2d_plan_cpu` has a
+    speed choice to make (float16/float32, columns within the budget), the
+    formulation and chunk that ran fastest the first time this shape was seen
+    (``_tuning``: cached per machine, ``MSNB_KERNEL_TUNING=0`` for the constants).
+
+    The chunk candidates are the column budget's chunk and half of it.  Inside
+    a graph being recorded an im2col forward brings an im2col filter gradient
+    (the native one measured 10x+ slower in a graph than in PyNative, where it
+    is measured)."""
+    plan = _conv2d_plan_cpu(x_dtype, w_dtype, x_shape, w_shape, out_hw, groups)
+    if geometry is None or x_dtype not in (ms.float16, ms.float32) or w_dtype != x_dtype:
+        return plan
+    n = x_shape[0]
+    itemsize = _IM2COL_ITEMSIZE[x_dtype]
+    per_sample = itemsize * x_shape[1] * w_shape[2] * w_shape[3] * max(out_hw[0] * out_hw[1] + 1,
+                                                                         x_shape[2] * x_shape[3])
+    if per_sample > CONV2D_COLUMN_BYTES:
+        return plan
+    budget_chunk = min(n, CONV2D_COLUMN_BYTES // per_sample)
+    chunks = sorted({budget_chunk, max(1, budget_chunk // 2)})
+    key = (f"conv2d {x_dtype} x{tuple(x_shape)} w{tuple(w_shape)} groups={groups} "
+           f"{geometry[0]} pad={geometry[1]} stride={tuple(geometry[2])} dilation={tuple(geometry[3])}")
+
+    def measure():
+        from .torch._ops.conv import time_formulations
+        return _fastest_conv(time_formulations(x_dtype, x_shape, w_shape, geometry, groups, chunks), n)
+
+    default = list(plan)
+    fwd, gx, gw, chunk = _tuning.choose(key, default, measure, _valid_conv_choice)
+    if fwd == "im2col" and trace_open():
+        gw = "im2col"
+    return fwd, gx, gw, chunk
 
 
 # --- CPU kernels that need a guard to compute what PyTorch computes ------------------------
@@ -201,7 +254,7 @@ TABLE = {
     # nn
     "softmax": (ops.softmax, mint.softmax), "log_softmax": (ops.log_softmax, None),
     "conv2d": (ops.conv2d, None), "conv1d": (ops.conv1d, None), "conv3d": (ops.conv3d, None),
-    "conv2d_plan": (_conv2d_plan_cpu, _conv2d_plan_native),
+    "conv2d_plan": (_conv2d_plan_tuned, _conv2d_plan_native),
     "conv_transpose2d": (ops.conv_transpose2d, None),
     "max_pool2d": (ops.max_pool2d, None), "avg_pool2d": (ops.avg_pool2d, None),
     "gelu": (ops.gelu, None), "silu": (ops.silu, None), "leaky_relu": (ops.leaky_relu, None),

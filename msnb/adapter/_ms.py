@@ -345,6 +345,13 @@ def _recorder_clean(probe) -> bool:
     return False
 
 
+def sync() -> None:
+    """Wait until every kernel launched so far has run (``mindspore.runtime.synchronize``
+    logs "CPU device is not supported" on CPU and does not wait there)."""
+    from mindspore.common.api import _pynative_executor
+    _pynative_executor.sync()
+
+
 def trace_run(phase: str, inputs) -> tuple:
     """Run compiled graph ``phase`` on ``inputs``; always returns a tuple of MindSpore tensors."""
     out = _convert_python_data(_RECORDER.run_graph(phase, _jt._DEFAULT_JIT_CONFIG, tuple(inputs)))

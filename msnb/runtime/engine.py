@@ -79,6 +79,9 @@ class Runtime:
     @contextlib.contextmanager
     def scope(self, options: dict[str, Any]) -> Iterator[CellContext]:
         """Adapter imports, quiet logs and MindSpore context, restored on exit."""
+        from msnb.runtime import preload
+
+        preload.wait()  # MindSpore's import begun by %load_ext (nothing to wait for after that)
         prepare_environment(options["verbose"])
         with StderrFilter(active=not options["verbose"]):
             context = CellContext(options["mode"], options["amp"], options["device"], self.devices)

@@ -61,16 +61,19 @@ class _Entry:
         self.bwd, self.diff, self.wrt, self.mask = None, (), (), ()
         self.on_fail = None  # on_fail(reason): the key runs in PyNative from now on
         self.feeds = ()  # random draws fed to the forward graph (capture.Recording.feed)
+        #: (dtype, shape) of each output and each gradient, from the recording: a replay's
+        #: results carry them, so reading a shape does not wait for the graph to finish
+        self.metas, self.gmetas = (), ()
 
     def run(self, inputs, redo):
-        from ..torch._core import wrap
+        from ..torch._core import meta, wrap
         if self.feeds:
             refill(self.feeds)
         outs = _ms.trace_run(self.fwd, inputs)
         n, r = self.n_out, self.n_res
         for i, new in zip(self.written, outs[n + r:]):
             _ms.set_data(inputs[i], new)
-        flat = [wrap(o) for o in outs[:n]]
+        flat = [meta(wrap(o), *m) for o, m in zip(outs[:n], self.metas)]
         if self.bwd is not None:
             from ..torch.autograd.grad_mode import STATE as GRAD
             if GRAD.enabled:
@@ -84,11 +87,11 @@ class _Entry:
         ``redo()`` re-runs the forward eagerly: a backward with
         ``create_graph=True`` (gradients of gradients) differentiates that
         instead, as the compiled backward is not itself differentiable."""
-        from ..torch._core import K, record, wrap
+        from ..torch._core import K, meta, record, wrap
         from ..torch.autograd.grad_mode import STATE as GRAD
         diff = tuple(flat[i] for i in self.diff)
         wrt = tuple(inputs[i] for i in self.wrt)
-        bwd, mask, idx = self.bwd, self.mask, self.diff
+        bwd, mask, idx, gmetas = self.bwd, self.mask, self.diff, self.gmetas
         written = self.written or self.feeds  # a re-run would update buffers / draw again
 
         def backward(*grads):
@@ -103,7 +106,7 @@ class _Entry:
                 if written:
                     raise
                 return _eager_backward(redo, idx, wrt, grads, written, False)
-            return tuple(wrap(next(out)) if m else None for m in mask)
+            return tuple(meta(wrap(next(out)), *gm) if m else None for m, gm in zip(mask, gmetas))
 
         record("CompiledFunctionBackward", diff, wrt, backward)
 
@@ -236,6 +239,7 @@ def _record_graphs(region, key, spec, leaves, params, buffers, inputs, rargs, rk
     entry = _Entry(rec.phase, len(flat), ospec, len(res), tuple(rec.written))
     entry.on_fail = _marker(region, key, src)
     entry.feeds = tuple(rec.feeds)
+    entry.metas = tuple(_meta_of(o) for o in flat)
     if diff:
         wrt = [i for i, t in enumerate(inputs) if t.requires_grad or t._grad_fn is not None]
         sens = [wrap(K.ones_like(flat[i])) for i in diff]
@@ -250,12 +254,18 @@ def _record_graphs(region, key, spec, leaves, params, buffers, inputs, rargs, rk
             return _give_up(region, key, brec.broken, out)
         entry.bwd, entry.diff, entry.wrt = brec.phase, tuple(diff), tuple(wrt)
         entry.mask = tuple(g is not None for g in grads)
+        entry.gmetas = tuple(_meta_of(g) if g is not None else None for g in grads)
     region.entries[key] = entry
     if diff:  # this call's results: swap the recorded tape for the compiled backward
         for o in flat:
             o._grad_fn = None
         entry.attach(flat, tuple(res), (*leaves, *params, *buffers), _redo(eager, spec, leaves, Tensor))
     return out if not flat else tree.unflatten(ospec, flat)
+
+
+def _meta_of(t):
+    """(torch dtype, shape tuple) of a recorded result."""
+    return t.dtype, tuple(t.shape)
 
 
 def _alias(x):

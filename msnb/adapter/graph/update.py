@@ -34,16 +34,18 @@ def _number_key(v):
 
 
 class _Entry:
-    def __init__(self, phase, n_out, written):
+    def __init__(self, phase, n_out, written, out_meta=None):
         self.phase, self.n_out, self.written = phase, n_out, written
+        #: (dtype, shape) of the result, from the recording (reading it then does not wait)
+        self.out_meta = out_meta
 
     def run(self, inputs):
-        from ..torch._core import wrap
+        from ..torch._core import meta, wrap
         outs = _ms.trace_run(self.phase, inputs)
         for i, new in zip(self.written, outs[self.n_out:]):
             _ms.set_data(inputs[i], new)
         replayed()
-        return wrap(outs[0]) if self.n_out else None
+        return meta(wrap(outs[0]), *self.out_meta) if self.n_out else None
 
 
 def run(region: Region, key, inputs, fn):
@@ -85,7 +87,8 @@ def run(region: Region, key, inputs, fn):
         region.eager[key] = fb
         fall_back(fb)
         return result
-    region.entries[key] = _Entry(rec.phase, int(result is not None), tuple(rec.written))
+    region.entries[key] = _Entry(rec.phase, int(result is not None), tuple(rec.written),
+                                 None if result is None else (result.dtype, tuple(result.shape)))
     return result
 
 

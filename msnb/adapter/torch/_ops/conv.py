@@ -46,7 +46,8 @@ import numpy as np
 from ..._ms import conv2d_prims, ms
 from .._core import K, needs_grad, record, wrap
 
-__all__ = ["conv2d", "conv2d_geometry", "im2col_forward", "im2col_grad_input", "im2col_grad_weight"]
+__all__ = ["conv2d", "conv2d_geometry", "im2col_forward", "im2col_grad_input", "im2col_grad_weight",
+           "time_formulations"]
 
 ops = ms.ops
 _MM_TB = ops.MatMul(transpose_b=True)
@@ -63,7 +64,8 @@ def conv2d(x, weight, pad_mode, pad, stride, dilation, groups):
     pad = tuple(pad) if pad_mode == "pad" else 0
     xs, ws = tuple(x.shape), tuple(weight.shape)
     pads, out_hw = conv2d_geometry(xs[2:], ws[2:], pad_mode, pad, stride, dilation)
-    fwd_k, gx_k, gw_k, chunk = K.conv2d_plan(x.dtype, weight.dtype, xs, ws, out_hw, groups)
+    fwd_k, gx_k, gw_k, chunk = K.conv2d_plan(x.dtype, weight.dtype, xs, ws, out_hw, groups,
+                                             geometry=(pad_mode, pad, stride, dilation))
     geo = (pads, stride, dilation, groups, chunk)
 
     def native(i):  # MindSpore's forward (0), input-gradient (1) or filter-gradient (2) kernel
@@ -237,3 +239,51 @@ def im2col_grad_weight(g, x, w_shape, pads, stride, dilation, groups, chunk):
             part = _BMM_TB(ops.reshape(gt, (groups, og, l * m)), ops.reshape(col, (groups, ck, l * m)))
         total = part if total is None else total + part
     return ops.reshape(total, (o, cg, kh, kw))
+
+
+# --- measuring the formulations (per-host kernel choice, see _dispatch) --------------------
+
+def time_formulations(dtype, x_shape, w_shape, geometry, groups, chunks, repeat=2, budget=2.0):
+    """Seconds per call of each pass in each formulation, on random data of these shapes:
+    ``{"forward": {"native": s, "im2col/<chunk>": s, ...}, "grad_input": {...}, "grad_weight": {...}}``.
+
+    ``geometry`` is ``(pad_mode, pad, stride, dilation)`` as :func:`conv2d` takes
+    them.  Each candidate runs once untimed, then ``repeat`` times (the
+    fastest counts); a candidate whose untimed run already took more than
+    ``budget`` seconds is not repeated -- the native kernel can be very slow on
+    some hosts and needs no second look.  Kernels run outside any open graph
+    recording and are waited for (``_ms.sync``)."""
+    import time
+
+    from ..._ms import sync, untraced
+    pad_mode, pad, stride, dilation = geometry
+    stride, dilation = tuple(stride), tuple(dilation)
+    pad = tuple(pad) if pad_mode == "pad" else 0
+    pads, out_hw = conv2d_geometry(x_shape[2:], w_shape[2:], pad_mode, pad, stride, dilation)
+    rng = np.random.default_rng(0)
+    rand = lambda shape: ms.Tensor(rng.standard_normal(shape).astype(np.float32)).astype(dtype)  # noqa: E731
+    fwd, bpi, bpf = conv2d_prims(w_shape[0], tuple(w_shape[2:]), pad_mode, pad, stride, dilation, groups)
+    g_shape = (x_shape[0], w_shape[0], *out_hw)
+
+    def once(fn):
+        sync()
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        return time.perf_counter() - t0
+
+    def clock(fn):
+        first = once(fn)  # also builds the primitive and the gather indices
+        return first if first > budget else min(once(fn) for _ in range(repeat))
+
+    with untraced():
+        x, w, g = rand(x_shape), rand(w_shape), rand(g_shape)
+        times = {"forward": {"native": clock(lambda: fwd(x, w))},
+                 "grad_input": {"native": clock(lambda: bpi(g, w, x_shape))},
+                 "grad_weight": {"native": clock(lambda: bpf(g, x, w_shape))}}
+        for c in chunks:
+            geo = (pads, stride, dilation, groups, c)
+            times["forward"][f"im2col/{c}"] = clock(lambda: im2col_forward(x, w, *geo))
+            times["grad_input"][f"im2col/{c}"] = clock(lambda: im2col_grad_input(g, x_shape, w, *geo))
+            times["grad_weight"][f"im2col/{c}"] = clock(lambda: im2col_grad_weight(g, x, w_shape, *geo))
+    return times

@@ -120,7 +120,7 @@ class _Plans(list):
 def plans(monkeypatch):
     log = _Plans()
 
-    def plan(*args):
+    def plan(*args, geometry=None):
         p = _dispatch._conv2d_plan_cpu(*args)
         if log.weight and p[0] == "im2col":
             p = (p[0], p[1], log.weight, p[3])
