@@ -955,3 +955,19 @@ def bind_function_methods(namespace):
         method.__qualname__ = f"Tensor.{name}"
         method.__doc__ = f"msnb implementation of ``torch.Tensor.{name}``: ``torch.{name}(self, ...)``."
         setattr(Tensor, name, method)
+    _bind_inplace_variants(TENSOR_METHODS)
+
+
+def _implemented(name):
+    cur = getattr(Tensor, name, None)
+    return cur is not None and not getattr(cur, "_msnb_unsupported", False)
+
+
+def _bind_inplace_variants(names):
+    """``x.f_(*args)`` is ``x.f(*args)`` written into ``x`` (PyTorch's in-place
+    variant: the result is cast to ``x``'s dtype, refused on a leaf that
+    requires grad, recorded by autograd): every PyTorch in-place method msnb
+    lacks whose out-of-place form msnb has becomes one (:func:`_make_inplace`)."""
+    for name in sorted(names):
+        if name.endswith("_") and not name.startswith("_") and not _implemented(name) and _implemented(name[:-1]):
+            setattr(Tensor, name, _make_inplace(name[:-1]))

@@ -110,7 +110,7 @@ class UnsupportedApi(Rule):
               "v = x.max(dim=1).values\ni = torch.max(x, 1).indices\nvals, idx = torch.max(x, 1)\nfirst = idx[0]\n"),
     ]
     INVALID = [
-        Invalid("import torch\nx = torch.ones(3)\ny = x.acosh()\n", line=3, col=5, severity=Severity.ERROR),
+        Invalid("import torch\nx = torch.ones(3)\ny = x.int_repr()\n", line=3, col=5, severity=Severity.ERROR),
         Invalid("import torch as t\nimport torch.nn.functional as F\ny = F.grid_sample(t.ones(1, 1, 2, 2), "
                 "t.zeros(1, 1, 1, 2))\n", line=3, col=5, severity=Severity.ERROR),
         Invalid("import torch\nfrom torch.nn.functional import grid_sample\ny = grid_sample(torch.ones(1, 1, 2, 2), "

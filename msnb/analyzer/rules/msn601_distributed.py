@@ -24,9 +24,11 @@ class Distributed(Rule):
     Why: msnb maps ``torch.distributed`` and DDP onto MindSpore's own
     communication (any backend name: gloo, nccl, hccl), run by one process
     per device that ``msnb launch`` starts with ``msrun``; in a notebook cell
-    they run as a world of one process (info: how to launch for real).  Names
-    msnb does not implement (``torch.multiprocessing.spawn``, ``send`` /
-    ``recv``) make the cell fail when it reaches them (error).
+    they run as a world of one process (info: how to launch for real).
+    ``torch.multiprocessing.spawn`` starts fresh msnb processes (info: its
+    function must be picklable).  Names msnb does not implement
+    (``torch.distributed.rpc``, FSDP) make the cell fail when it reaches them
+    (error).
 
     Fix safety: no automatic fix; the training script has to be launched
     differently.
@@ -45,8 +47,8 @@ class Distributed(Rule):
     INVALID = [
         Invalid("import torch.distributed as dist\nprint(dist.is_available())\n", line=2, col=7,
                 severity=Severity.INFO),
-        Invalid("import torch.multiprocessing as mp\nmp.spawn(main, nprocs=2)\n", line=2, col=1,
-                severity=Severity.ERROR),
+        Invalid("import torch.distributed as dist\ndist.rpc.init_rpc('worker', rank=0, world_size=1)\n", line=2,
+                col=1, severity=Severity.ERROR),
     ]
 
     def _check(self, node: ast.AST, ctx) -> None:

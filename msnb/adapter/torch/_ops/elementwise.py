@@ -6,11 +6,11 @@ MindSpore kernels named in ``_dispatch`` where one computes PyTorch's value.
 
 from __future__ import annotations
 
-import collections
 import math
 
 import numpy as np
 
+from .. import return_types
 from .. import _dtype as D
 from .._core import K, TensorPy, binary_operands, cast, wrap, write_out
 from . import pointwise as P
@@ -78,7 +78,7 @@ def fmin(input, other, *, out=None):
     return write_out(out, _fminmax(input, other, P.lt))
 
 
-_Frexp = collections.namedtuple("frexp", ["mantissa", "exponent"])
+_Frexp = return_types.structseq("frexp", ["mantissa", "exponent"])
 
 
 def frexp(input, *, out=None):

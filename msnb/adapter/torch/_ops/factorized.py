@@ -7,18 +7,18 @@ They are built on :mod:`matrix`'s triangular solve (host LAPACK, see
 
 from __future__ import annotations
 
-import collections
 
 import numpy as np
 
+from .. import return_types
 from .. import _dtype as D
 from . import matrix as M
 
 __all__ = ["cholesky_solve", "cholesky_inverse", "triangular_solve", "geqrf", "lu_unpack", "lu_solve"]
 
-_TriSolve = collections.namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
-_Geqrf = collections.namedtuple("geqrf", ["a", "tau"])
-_LuUnpack = collections.namedtuple("lu_unpack", ["P", "L", "U"])
+_TriSolve = return_types.structseq("triangular_solve", ["solution", "cloned_coefficient"])
+_Geqrf = return_types.structseq("geqrf", ["a", "tau"])
+_LuUnpack = return_types.structseq("lu_unpack", ["P", "L", "U"])
 
 
 def _lower(L, upper):

@@ -10,10 +10,10 @@ complex input raises msnb's not-supported error.
 
 from __future__ import annotations
 
-import collections
 
 import numpy as np
 
+from .. import return_types
 from .. import _dtype as D
 from .._core import K, cast, needs_grad, record, wrap
 from . import complex as CX
@@ -30,14 +30,14 @@ class LinAlgError(RuntimeError):
     """msnb implementation of ``torch.linalg.LinAlgError`` (a ``RuntimeError``, as in PyTorch)."""
 
 
-_InvEx = collections.namedtuple("linalg_inv_ex", ["inverse", "info"])
-_SolveEx = collections.namedtuple("linalg_solve_ex", ["result", "info"])
-_CholEx = collections.namedtuple("linalg_cholesky_ex", ["L", "info"])
-_Slogdet = collections.namedtuple("linalg_slogdet", ["sign", "logabsdet"])
-_QR = collections.namedtuple("linalg_qr", ["Q", "R"])
-_SVD = collections.namedtuple("linalg_svd", ["U", "S", "Vh"])
-_Eigh = collections.namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
-_Lstsq = collections.namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+_InvEx = return_types.structseq("linalg_inv_ex", ["inverse", "info"])
+_SolveEx = return_types.structseq("linalg_solve_ex", ["result", "info"])
+_CholEx = return_types.structseq("linalg_cholesky_ex", ["L", "info"])
+_Slogdet = return_types.structseq("linalg_slogdet", ["sign", "logabsdet"])
+_QR = return_types.structseq("linalg_qr", ["Q", "R"])
+_SVD = return_types.structseq("linalg_svd", ["U", "S", "Vh"])
+_Eigh = return_types.structseq("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_Lstsq = return_types.structseq("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 
 def mT(x):
@@ -692,9 +692,9 @@ def vecdot(x, y, *, dim=-1, out=None):
 
 # --- the older torch.* spellings ----------------------------------------------------------
 
-_OldSVD = collections.namedtuple("svd", ["U", "S", "V"])
-_OldQR = collections.namedtuple("qr", ["Q", "R"])
-_OldSlogdet = collections.namedtuple("slogdet", ["sign", "logabsdet"])
+_OldSVD = return_types.structseq("svd", ["U", "S", "V"])
+_OldQR = return_types.structseq("qr", ["Q", "R"])
+_OldSlogdet = return_types.structseq("slogdet", ["sign", "logabsdet"])
 
 __all__ += ["inverse", "torch_svd", "torch_qr", "torch_cholesky", "torch_slogdet", "pinverse", "chain_matmul"]
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import builtins as _b
-import collections
 
+from .. import return_types
 from .. import _core, _dtype as D
 from .._core import K, cast, copy_meta, meta, needs_grad, record, shape_of, wrap, write_out, TensorPy
 from . import pointwise as P
@@ -13,10 +13,10 @@ __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmi
            "std", "var", "std_mean", "var_mean", "norm", "logsumexp", "cumsum", "cumprod", "topk",
            "sort", "argsort", "median", "count_nonzero", "dims_of", "unique", "nansum"]
 
-_MaxResult = collections.namedtuple("max", ["values", "indices"])
-_MinResult = collections.namedtuple("min", ["values", "indices"])
-_TopK = collections.namedtuple("topk", ["values", "indices"])
-_Sort = collections.namedtuple("sort", ["values", "indices"])
+_MaxResult = return_types.structseq("max", ["values", "indices"])
+_MinResult = return_types.structseq("min", ["values", "indices"])
+_TopK = return_types.structseq("topk", ["values", "indices"])
+_Sort = return_types.structseq("sort", ["values", "indices"])
 
 
 def dims_of(x, dim):
@@ -163,6 +163,8 @@ def _prod_of_others(x, dims):
 
 
 def _amaxmin(kname, name, input, dim, keepdim):
+    if input.dtype is D.bool:  # MindSpore's CPU reductions have no bool kernel: 0/1 as uint8 is exact
+        return cast(_amaxmin(kname, name, cast(input, D.uint8), dim, keepdim), D.bool)
     x = input
     dims = dims_of(x, dim)
     if _b.any(x.shape[d] == 0 for d in dims) if x.ndim else False:
@@ -197,6 +199,9 @@ def _max_min(kname, result_cls, name, input, dim, keepdim, other):
         return (P.maximum if kname == "amax" else P.minimum)(input, other)
     if dim is None:
         return _amaxmin(kname, name, input, None, False)
+    if input.dtype is D.bool:  # as in _amaxmin: through uint8, values back to bool
+        vals, idx = _max_min(kname, result_cls, name, cast(input, D.uint8), dim, keepdim, None)
+        return result_cls(cast(vals, D.bool), idx)
     x = input
     d = dims_of(x, dim)[0]
     idx = wrap(getattr(K, "argmax" if kname == "amax" else "argmin")(x, d, keepdim)) if x.ndim else \
@@ -429,13 +434,13 @@ def median(input, dim=None, keepdim=False):
     d = dims_of(input, dim)[0]
     if input.ndim == 0:  # the value itself, at index 0
         from .statistics import median_0d
-        return collections.namedtuple("median", ["values", "indices"])(*median_0d(input))
+        return return_types.structseq("median", ["values", "indices"])(*median_0d(input))
     s = sort(input, d)
     k = (input.shape[d] - 1) // 2
     vals, idx = s.values.select(d, k), s.indices.select(d, k)
     if keepdim:
         vals, idx = vals.unsqueeze(d), idx.unsqueeze(d)
-    return collections.namedtuple("median", ["values", "indices"])(vals, idx)
+    return return_types.structseq("median", ["values", "indices"])(vals, idx)
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002

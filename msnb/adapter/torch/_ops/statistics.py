@@ -12,11 +12,11 @@ PyTorch.
 from __future__ import annotations
 
 import builtins as _b
-import collections
 import math
 
 import numpy as np
 
+from .. import return_types
 from .. import _dtype as D
 from .._core import TensorPy, cast, needs_grad, record
 from . import pointwise as P
@@ -29,17 +29,17 @@ __all__ = ["cummax", "cummin", "logcumsumexp", "diff", "gradient", "kthvalue", "
            "bucketize", "searchsorted", "isin", "unique_consecutive", "trapezoid", "trapz",
            "cumulative_trapezoid", "cdist", "dist", "renorm", "cov", "corrcoef"]
 
-_Values = collections.namedtuple("values_indices", ["values", "indices"])
+_Values = return_types.structseq("values_indices", ["values", "indices"])
 
 
 def _named(name):
-    return collections.namedtuple(name, ["values", "indices"])
+    return return_types.structseq(name, ["values", "indices"])
 
 
 _CumMax, _CumMin, _Kth, _Mode, _NanMedian = (_named(n) for n in ("cummax", "cummin", "kthvalue", "mode",
                                                                  "nanmedian"))
-_MinMax = collections.namedtuple("aminmax", ["min", "max"])
-_Hist = collections.namedtuple("histogram", ["hist", "bin_edges"])
+_MinMax = return_types.structseq("aminmax", ["min", "max"])
+_Hist = return_types.structseq("histogram", ["hist", "bin_edges"])
 
 
 def _host(x):
