@@ -219,6 +219,11 @@ TABLE = {
         "spherical_j0", "airy_ai")},
 }
 
+# torch.special orthogonal polynomials: no MindSpore kernel; PyTorch's recurrences on the host
+TABLE.update({f"poly_{k}": (host.orthogonal_polynomial(k), None) for k in (
+    "chebyshev_t", "chebyshev_u", "chebyshev_v", "chebyshev_w", "shifted_chebyshev_t", "shifted_chebyshev_u",
+    "shifted_chebyshev_v", "shifted_chebyshev_w", "hermite_h", "hermite_he", "laguerre_l", "legendre_p")})
+
 
 class _Kernels:
     """Attribute bag: ``K.add`` is the kernel for the current device."""

@@ -985,7 +985,8 @@ def pad(input, pad, mode="constant", value=None):
             x = S.cat(parts, d) if len(parts) > 1 else core
         return x
     if mode in ("reflect", "replicate", "circular"):
-        return _vjp_op("PadBackward", lambda a: K.pad(a, pad, mode), input)
+        from ._functional_nd import pad_by_index
+        return pad_by_index(input, pad, mode)
     raise NotImplementedError(f"torch.nn.functional.pad(mode='{mode}') is not supported by msnb yet")
 
 
@@ -1268,8 +1269,10 @@ del _name
 
 from ._functional_more import *  # noqa: E402,F401,F403 - instance_norm, LP pooling, margin losses
 from ._functional_more import __all__ as _more_all  # noqa: E402
+from ._functional_nd import *  # noqa: E402,F401,F403 - 3-d / adaptive max pooling, unfold, LRN
+from ._functional_nd import __all__ as _nd_all  # noqa: E402
 
-__all__ += _more_all
+__all__ += _more_all + _nd_all
 
 
 from .._missing import module_getattr as _module_getattr  # noqa: E402

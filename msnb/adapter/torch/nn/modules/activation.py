@@ -382,3 +382,15 @@ class MultiheadAttention(Module):
         if self.batch_first and batched:
             return out.transpose(1, 0), weights
         return out, weights
+
+
+class Softmax2d(Module):
+    """msnb implementation of ``torch.nn.Softmax2d``: softmax over the channels of (N, C, H, W) or (C, H, W)."""
+
+    def forward(self, input):
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
+        return F.softmax(input, -3)
+
+
+__all__ += ["Softmax2d"]

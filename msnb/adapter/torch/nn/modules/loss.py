@@ -199,3 +199,41 @@ class MultiMarginLoss(_Loss):
 
 __all__ += ["SoftMarginLoss", "MultiLabelSoftMarginLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
             "CosineEmbeddingLoss", "TripletMarginLoss", "GaussianNLLLoss", "PoissonNLLLoss", "MultiMarginLoss"]
+
+
+class MultiLabelMarginLoss(_Loss):
+    """msnb implementation of ``torch.nn.MultiLabelMarginLoss``."""
+
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """msnb implementation of ``torch.nn.TripletMarginWithDistanceLoss``."""
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(reduction=reduction)
+        self.distance_function, self.margin, self.swap = distance_function, margin, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                   distance_function=self.distance_function, margin=self.margin,
+                                                   swap=self.swap, reduction=self.reduction)
+
+
+__all__ += ["MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
+
+
+class CTCLoss(_Loss):
+    """msnb implementation of ``torch.nn.CTCLoss``."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)
+
+
+__all__ += ["CTCLoss"]

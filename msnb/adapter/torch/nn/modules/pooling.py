@@ -120,3 +120,67 @@ class LPPool2d(LPPool1d):
 
 
 __all__ += ["LPPool1d", "LPPool2d"]
+
+
+class MaxPool3d(_MaxPoolNd):
+    """msnb implementation of ``torch.nn.MaxPool3d``."""
+
+    _fn = staticmethod(F.max_pool3d)
+
+
+class AvgPool3d(AvgPool2d):
+    """msnb implementation of ``torch.nn.AvgPool3d``."""
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """msnb implementation of ``torch.nn.AdaptiveAvgPool3d``."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    _fn = None
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return type(self)._fn(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """msnb implementation of ``torch.nn.AdaptiveMaxPool1d``."""
+
+    _fn = staticmethod(F.adaptive_max_pool1d)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """msnb implementation of ``torch.nn.AdaptiveMaxPool2d``."""
+
+    _fn = staticmethod(F.adaptive_max_pool2d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """msnb implementation of ``torch.nn.AdaptiveMaxPool3d``."""
+
+    _fn = staticmethod(F.adaptive_max_pool3d)
+
+
+class LPPool3d(LPPool1d):
+    """msnb implementation of ``torch.nn.LPPool3d``."""
+
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+__all__ += ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+            "AdaptiveMaxPool3d", "LPPool3d"]
