@@ -16,7 +16,8 @@ MODULES = ["torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.o
            "torch.optim.lr_scheduler", "torch.utils.data", "torch.autograd", "torch.cuda",
            "torch.fft", "torch.linalg", "torch.special", "torch.distributed", "torch.amp",
            "torch.backends", "torch.nn.utils", "torch.distributions", "torch.sparse", "torch.jit",
-           "torch.testing", "torch.multiprocessing", "torch.accelerator"]
+           "torch.testing", "torch.multiprocessing", "torch.accelerator", "torch.masked", "torch.signal",
+           "torch.signal.windows", "torch.nn.utils.rnn"]
 
 
 def public(mod):

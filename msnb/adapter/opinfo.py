@@ -248,7 +248,8 @@ def _layer_args(m):
 
 #: real modules a ModuleInfo passes to a constructor (``TransformerEncoder(layer, 2)``), rebuilt in msnb
 #: from their hyper-parameters; the weights come with the outer module's state_dict
-_PORTABLE = {"TransformerEncoderLayer": _layer_args, "TransformerDecoderLayer": _layer_args}
+_PORTABLE = {"TransformerEncoderLayer": _layer_args, "TransformerDecoderLayer": _layer_args,
+             "PairwiseDistance": lambda m: ((m.norm, m.eps, m.keepdim), {})}
 
 
 def _port_module(m):

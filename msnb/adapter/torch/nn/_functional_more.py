@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from .. import _dtype as D
 from .._ops import indexing as I, pointwise as P, reduction as Rd
 from ..autograd.grad_mode import no_grad
 
@@ -296,14 +297,15 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     ext[:, 1::2] = tg[:, :S_] if tg.shape[1] else blank
     skip = np.zeros((N, L), bool)
     skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
-    lpe = lp.gather(2, tensor(ext).unsqueeze(0).expand(T, N, L))  # (T, N, L)
-    ninf = full((), float("-inf"), dtype=lp.dtype)
+    # the recursion runs in float64 (PyTorch's float32 kernel accumulates in a different order)
+    lpe = lp.gather(2, tensor(ext).unsqueeze(0).expand(T, N, L)).to(D.float64)  # (T, N, L)
+    ninf = full((), float("-inf"), dtype=lpe.dtype)
     start = np.zeros((N, L), bool)
     start[:, 0] = True
     start[:, 1] = tl > 0
-    alpha = P.where(tensor(start), lpe[0], ninf) if T else full((N, L), float("-inf"), dtype=lp.dtype)
-    pad1 = full((N, 1), float("-inf"), dtype=lp.dtype)
-    pad2 = full((N, 2), float("-inf"), dtype=lp.dtype)
+    alpha = P.where(tensor(start), lpe[0], ninf) if T else full((N, L), float("-inf"), dtype=lpe.dtype)
+    pad1 = full((N, 1), float("-inf"), dtype=lpe.dtype)
+    pad2 = full((N, 2), float("-inf"), dtype=lpe.dtype)
     skip_t = tensor(skip)
     for t in range(1, T):
         a2 = S.cat([pad1, alpha[:, :-1]], 1)
@@ -313,7 +315,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     last = tensor(np.stack([2 * tl, np.maximum(2 * tl - 1, 0)], 1))
     ends = alpha.gather(1, last)
     ends = P.where(tensor(np.stack([np.ones(N, bool), tl > 0], 1)), ends, ninf)
-    nll = P.neg(_lse3(ends[:, 0], ends[:, 1], full((N,), float("-inf"), dtype=lp.dtype)))
+    nll = P.neg(_lse3(ends[:, 0], ends[:, 1], full((N,), float("-inf"), dtype=lpe.dtype))).to(lp.dtype)
     # PyTorch's extra gradient term exp(log_probs) over each sample's frames (value exactly 0)
     frames = tensor((np.arange(T)[:, None] < il[None, :]).astype(lp.dtype.numpy)).unsqueeze(2)
     e = P.mul(P.exp(lp), frames)

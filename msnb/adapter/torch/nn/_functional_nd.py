@@ -205,8 +205,13 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 
 def adaptive_avg_pool3d(input, output_size):
     """msnb implementation of ``torch.nn.functional.adaptive_avg_pool3d`` (PyTorch's bins)."""
-    n = 3
-    x = _batched(input, n, "adaptive_avg_pool3d")
+    return adaptive_avg_nd(input, output_size, 3, "adaptive_avg_pool3d")
+
+
+def adaptive_avg_nd(input, output_size, n, name):
+    """Adaptive average pooling over the last ``n`` dims: each bin's elements gathered, then a
+    weighted sum (weights ``1 / bin size``, 0 on the padding of short bins)."""
+    x = _batched(input, n, name)
     sizes = tuple(x.shape[2:])
     outs = _adaptive_out(output_size, sizes, n)
     tables, masks = _adaptive_tables(sizes, outs)

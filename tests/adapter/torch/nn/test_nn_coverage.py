@@ -8,7 +8,7 @@ from msnb.adapter.support import load_registry
 
 from . import test_functional as tf, test_init_and_utils as ti, test_layers as tl, test_lazy as tz, \
     test_more_layers as tm, \
-    test_rnn_attention as tr
+    test_nn_additions as ta, test_rnn_attention as tr
 
 #: names exercised by tests that register them directly (not via a table)
 DIRECT = {
@@ -38,7 +38,7 @@ EXEMPT = {
 
 
 def declared():
-    names = set(DIRECT) | set(tm.NAMES)
+    names = set(DIRECT) | set(tm.NAMES) | set(ta.NAMES)
     for _cid, ns, *_ in tl.CASES:
         names.update(f"torch.nn.{n}" for n in ns)
     names.update(f"torch.nn.{c[1]}" for c in tr.RNN_CASES)

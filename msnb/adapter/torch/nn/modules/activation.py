@@ -394,3 +394,20 @@ class Softmax2d(Module):
 
 
 __all__ += ["Softmax2d"]
+
+
+class RReLU(Module):
+    """msnb implementation of ``torch.nn.RReLU`` (random negative slopes in training)."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}{_inplace_str(self.inplace, ', ')}"
+
+
+__all__ += ["RReLU"]

@@ -237,3 +237,36 @@ class CTCLoss(_Loss):
 
 
 __all__ += ["CTCLoss"]
+
+
+class NLLLoss2d(NLLLoss):
+    """msnb implementation of ``torch.nn.NLLLoss2d`` (PyTorch's deprecated alias of ``NLLLoss``)."""
+
+
+class LinearCrossEntropyLoss(_Loss):
+    """msnb implementation of ``torch.nn.LinearCrossEntropyLoss``: a ``linear`` layer (``self.linear``)
+    followed by ``cross_entropy``."""
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None,
+                 reduction="mean", weight=None, ignore_index=None, label_smoothing=0.0, options=None):
+        import math
+        from .linear import Linear
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(reduction=reduction)
+        self.register_buffer("weight", weight)
+        self.num_classes, self.out_features = num_classes, tuple(out_features)
+        self.ignore_index, self.label_smoothing, self.options = ignore_index, label_smoothing, options
+        self.linear = Linear(in_features, math.prod(self.out_features, start=num_classes), bias=bias, dtype=dtype)
+
+    def forward(self, input, target):
+        w = self.linear.weight.reshape(self.num_classes, *self.out_features, self.linear.in_features)
+        b = None if self.linear.bias is None else self.linear.bias.reshape(self.num_classes, *self.out_features)
+        return F.linear_cross_entropy(input, w, target, linear_bias=b, weight=self.weight, reduction=self.reduction,
+                                      ignore_index=self.ignore_index, label_smoothing=self.label_smoothing,
+                                      options=self.options)
+
+
+__all__ += ["NLLLoss2d", "LinearCrossEntropyLoss"]
