@@ -97,6 +97,13 @@ def _relu_cpu(x):
     return y
 
 
+def _softmax_cpu(x, axis):
+    """MindSpore's CPU Softmax turns a slice that is all -inf into zeros and zeroes every slice
+    after it (PyTorch: NaN for that slice only); subtracting the max first makes such a slice NaN,
+    which the kernel handles, and leaves every other slice's result as it was."""
+    return ops.softmax(ops.sub(x, ops.amax(x, axis, True)), axis)
+
+
 def _empty_inner(a, b):
     return 0 in (a.shape[-1], b.shape[-2] if b.ndim > 1 else b.shape[0])
 
@@ -180,7 +187,7 @@ TABLE = {
     "zeros": (ops.zeros, mint.zeros), "ones": (ops.ones, mint.ones), "fill": (ops.fill, None),
     "zeros_like": (ops.zeros_like, None), "ones_like": (ops.ones_like, None),
     # nn
-    "softmax": (ops.softmax, mint.softmax), "log_softmax": (ops.log_softmax, None),
+    "softmax": (_softmax_cpu, mint.softmax), "log_softmax": (ops.log_softmax, None),
     "conv2d": (ops.conv2d, None), "conv1d": (ops.conv1d, None), "conv3d": (ops.conv3d, None),
     "conv2d_plan": (_conv2d_plan_cpu, _conv2d_plan_native),
     "conv_transpose2d": (ops.conv_transpose2d, None),

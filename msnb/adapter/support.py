@@ -81,6 +81,7 @@ NAMESPACES = {
     "torch.masked": "msnb.adapter.torch.masked",
     "torch.signal.windows": "msnb.adapter.torch.signal.windows",
     "torch.nn.utils.rnn": "msnb.adapter.torch.nn.utils.rnn",
+    "torch.nn.utils.parametrize": "msnb.adapter.torch.nn.utils.parametrize",
     "torch.utils.data": "msnb.adapter.torch.utils.data",
     "torch.utils.data.distributed": "msnb.adapter.torch.utils.data.distributed",
     "torchvision": "msnb.adapter.torchvision",
@@ -166,6 +167,8 @@ PARTIAL = {
     "torch.diag": "diagonal=0 only",
     "torch.scatter": "reduce='multiply' is not supported",
     "torch.nn.functional.embedding_bag": "max_norm is not supported",
+    "torch.nn.utils.parametrize.register_parametrization": "a right_inverse returning several tensors is not "
+                                                           "supported",
     "torch.nn.EmbeddingBag": "max_norm is not supported",
     "torch.nn.functional.grid_sample": "4-D input with mode 'bilinear' / 'nearest' only (no 5-D, no 'bicubic')",
     "torch.nn.functional.interpolate": "antialias=True and mode='area' on 5-D input are not supported",

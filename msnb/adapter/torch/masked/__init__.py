@@ -195,8 +195,14 @@ def logsumexp(input, dim=None, *, keepdim=False, dtype=None, mask=None):
 
 
 def logaddexp(input, other, *, dtype=None, input_mask=None, other_mask=None):
-    """msnb implementation of ``torch.masked.logaddexp`` (masked-out operands count as -inf)."""
-    return P.logaddexp(_fill(input, input_mask, "low"), _fill(other, other_mask, "low")).to(dtype or input.dtype)
+    """msnb implementation of ``torch.masked.logaddexp`` (masked-out operands count as -inf; two
+    -inf operands give -inf, as in PyTorch)."""
+    a, b = _fill(input, input_mask, "low"), _fill(other, other_mask, "low")
+    out = P.logaddexp(a, b)
+    if a.dtype.is_floating_point:
+        ninf = full((), float("-inf"), dtype=out.dtype)
+        out = P.where(P.logical_and(P.eq(a, ninf), P.eq(b, ninf)), ninf, out)
+    return out.to(dtype or input.dtype)
 
 
 def norm(input, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=None):

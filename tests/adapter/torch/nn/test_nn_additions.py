@@ -33,12 +33,17 @@ NAMES = ("torch.nn.MaxPool3d", "torch.nn.functional.max_pool3d", "torch.nn.Adapt
          "torch.nn.functional.fractional_max_pool2d_with_indices",
          "torch.nn.functional.fractional_max_pool3d_with_indices", "torch.nn.functional.upsample",
          "torch.nn.TripletMarginWithDistanceLoss", "torch.nn.functional.rrelu_", "torch.nn.RReLU",
-         "torch.nn.functional.gumbel_softmax", "torch.nn.LinearCrossEntropyLoss")
+         "torch.nn.functional.gumbel_softmax", "torch.nn.LinearCrossEntropyLoss",
+         "torch.nn.functional.softmax", "torch.nn.functional.softmin", "torch.nn.functional.lp_pool3d")
 
 
 def test_max_pool3d_with_indices_ceil_and_dilation():
     compare(lambda t, x: t.nn.functional.max_pool3d(x, 3, 2, 1, (1, 2, 1), True, True), X5, **TOL)
     compare(lambda t, x: t.nn.MaxPool3d(2, return_indices=True)(x), X5, **TOL)
+
+
+def test_lp_pool3d():
+    compare(lambda t, x: t.nn.functional.lp_pool3d(x.abs() + 0.1, 2.0, 2, ceil_mode=True), X5, **TOL)
 
 
 def test_adaptive_max_pools_give_pytorch_bins_and_indices():
@@ -202,3 +207,10 @@ def test_linear_cross_entropy_loss_module():
     r = rm(real.tensor(x), real.tensor(tgt))
     m = mm(mt.tensor(x), mt.tensor(tgt))
     np.testing.assert_allclose(m.detach().numpy(), r.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_softmax_of_a_fully_masked_row_is_nan_and_leaves_other_rows_alone():
+    """MindSpore's CPU Softmax kernel zeroes an all -inf row and every row after it."""
+    x = np.array([[1.0, -np.inf, 2.0], [-np.inf] * 3, [0.5, 0.1, -np.inf]], np.float32)
+    compare(lambda t, a: (t.nn.functional.softmax(a, 1), t.nn.functional.softmin(-a, 1), a.softmax(1)), x,
+            grad=False, **TOL)
