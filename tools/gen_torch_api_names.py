@@ -18,7 +18,8 @@ MODULES = ["torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.o
            "torch.fft", "torch.linalg", "torch.special", "torch.distributed", "torch.amp",
            "torch.backends", "torch.nn.utils", "torch.distributions", "torch.sparse", "torch.jit",
            "torch.testing", "torch.multiprocessing", "torch.accelerator", "torch.utils",
-           "torch.nn.parallel", "torch.onnx", "torch.random", "torch.serialization"]
+           "torch.nn.parallel", "torch.onnx", "torch.random", "torch.serialization", "torch.masked", "torch.signal",
+           "torch.signal.windows", "torch.nn.utils.rnn", "torch.nn.utils.parametrize"]
 
 
 def submodules(package, prefix):

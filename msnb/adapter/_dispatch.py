@@ -150,6 +150,13 @@ def _relu_cpu(x):
     return y
 
 
+def _softmax_cpu(x, axis):
+    """MindSpore's CPU Softmax turns a slice that is all -inf into zeros and zeroes every slice
+    after it (PyTorch: NaN for that slice only); subtracting the max first makes such a slice NaN,
+    which the kernel handles, and leaves every other slice's result as it was."""
+    return ops.softmax(ops.sub(x, ops.amax(x, axis, True)), axis)
+
+
 def _empty_inner(a, b):
     return 0 in (a.shape[-1], b.shape[-2] if b.ndim > 1 else b.shape[0])
 
@@ -252,7 +259,7 @@ TABLE = {
     "zeros": (ops.zeros, mint.zeros), "ones": (ops.ones, mint.ones), "fill": (ops.fill, None),
     "zeros_like": (ops.zeros_like, None), "ones_like": (ops.ones_like, None),
     # nn
-    "softmax": (ops.softmax, mint.softmax), "log_softmax": (ops.log_softmax, None),
+    "softmax": (_softmax_cpu, mint.softmax), "log_softmax": (ops.log_softmax, None),
     "conv2d": (ops.conv2d, None), "conv1d": (ops.conv1d, None), "conv3d": (ops.conv3d, None),
     "conv2d_plan": (_conv2d_plan_tuned, _conv2d_plan_native),
     "conv_transpose2d": (ops.conv_transpose2d, None),
@@ -293,6 +300,11 @@ TABLE = {
         "erfcx", "log_ndtr", "ndtri", "y0", "y1", "k0", "k1", "k0e", "k1e", "gammainc", "gammaincc",
         "spherical_j0", "airy_ai")},
 }
+
+# torch.special orthogonal polynomials: no MindSpore kernel; PyTorch's recurrences on the host
+TABLE.update({f"poly_{k}": (host.orthogonal_polynomial(k), None) for k in (
+    "chebyshev_t", "chebyshev_u", "chebyshev_v", "chebyshev_w", "shifted_chebyshev_t", "shifted_chebyshev_u",
+    "shifted_chebyshev_v", "shifted_chebyshev_w", "hermite_h", "hermite_he", "laguerre_l", "legendre_p")})
 
 
 class _Kernels:

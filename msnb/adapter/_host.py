@@ -26,7 +26,7 @@ import scipy.linalg.lapack as _lapack
 from ._ms import ms
 
 __all__ = ["inv_ex", "solve_ex", "cholesky_ex", "svd", "eigh", "det_cofactor", "pinv", "solve_triangular",
-           "eigvals", "eigvals_grad", "matrix_exp", "special_fn"]
+           "eigvals", "eigvals_grad", "matrix_exp", "special_fn", "orthogonal_polynomial"]
 
 
 def _np(t):
@@ -234,3 +234,107 @@ def eigvals_grad(a, g):
     vh = np.conj(np.swapaxes(v, -1, -2))
     r = np.linalg.solve(vh, gl[..., :, None] * vh)  # V^{-H} diag(g) V^H
     return _t(r.real, x.dtype)
+
+
+def _recurrence(x, n, p0, p1, step):
+    """``P_n(x)`` by a three-term recurrence, elementwise with per-element ``n`` (>= 2 where used):
+    ``P_{k+1} = step(k, P_k, P_{k-1})`` starting from ``P_0 = p0``, ``P_1 = p1``."""
+    p, q = np.broadcast_to(p0, x.shape).astype(x.dtype), np.broadcast_to(p1, x.shape).astype(x.dtype)
+    r = q.copy()
+    top = int(n.max()) if n.size else 0
+    for k in range(1, top):
+        nxt = step(k, q, p).astype(x.dtype)
+        live = k < n
+        r = np.where(live, nxt, r)
+        p, q = np.where(live, q, p), np.where(live, nxt, q)
+    return r
+
+
+def _chebyshev(kind, x, n):
+    one = x.dtype.type(1)
+    two_x = x + x
+    p1 = {"t": x, "u": two_x, "v": two_x - one, "w": two_x + one}[kind]
+    r = _recurrence(x, n, one, p1, lambda k, q, p: two_x * q - p)
+    r = np.where(n == 1, p1, r)
+    r = np.where(n == 0, one, r)
+    inside = np.abs(x) < 1
+    theta = np.arccos(np.clip(x, -1, 1))
+    if kind == "t":
+        big = (n > 6) & inside
+        r = np.where(big, np.cos(n * theta), r)
+        edge = np.where((x > 0) | (n % 2 == 0), one, -one)
+    elif kind == "u":
+        big = (n > 8) & inside
+        s = np.sin(theta)
+        with np.errstate(all="ignore"):
+            trig = np.where(s != 0, np.sin((n + 1) * theta) / s, (n + 1) * np.cos((n + 1) * theta) / x)
+        r = np.where(big, trig, r)
+        edge = np.where((x > 0) | (n % 2 == 0), n + 1, -(n + 1))
+    elif kind == "v":
+        big = (n > 8) & inside
+        with np.errstate(all="ignore"):
+            trig = np.where(np.sin(theta / 2) != 1, np.cos((n + 0.5) * theta) / np.cos(theta / 2),
+                            np.where(n % 2 == 0, n + n + 1, -(n + n + 1)))
+        r = np.where(big, trig, r)
+        edge = np.where(x > 0, one, np.where(n % 2 == 0, n + n + 1, -(n + n + 1)))
+    else:
+        big = (n > 8) & inside
+        with np.errstate(all="ignore"):
+            trig = np.where(np.cos(theta / 2) != 1, np.sin((n + 0.5) * theta) / np.sin(theta / 2),
+                            np.where(x > 0, n + n + 1, np.where(n % 2 == 0, 1, -1)))
+        r = np.where(big, trig, r)
+        edge = np.where(x > 0, n + n + 1, np.where(n % 2 == 0, one, -one))
+    r = np.where(np.abs(x) == 1, edge, r)
+    return r
+
+
+def _hermite_h(x, n):
+    two_x = x + x
+    r = _recurrence(x, n, 1, two_x, lambda k, q, p: two_x * q - (2 * k) * p)
+    r = np.where(n == 1, two_x, np.where(n == 0, 1, r))
+    return np.where(n > (128 if x.dtype == np.float32 else 512), np.nan, r)
+
+
+def _hermite_he(x, n):
+    r = _recurrence(x, n, 1, x, lambda k, q, p: x * q - k * p)
+    r = np.where(n == 1, x, np.where(n == 0, 1, r))
+    return np.where(n > (128 if x.dtype == np.float32 else 512), np.nan, r)
+
+
+def _laguerre(x, n):
+    one = x.dtype.type(1)
+    r = _recurrence(x, n, one, one - x, lambda k, q, p: (((k + k) + (one - x)) * q - k * p) / (k + 1))
+    r = np.where(n == 1, one - x, np.where(n == 0, one, r))
+    return np.where(x == 0, one, r)
+
+
+def _legendre(x, n):
+    one = x.dtype.type(1)
+    r = _recurrence(x, n, one, x, lambda k, q, p: ((k + k + 1) * x * q - k * p) / (k + 1))
+    r = np.where(n == 1, x, np.where(n == 0, one, r))
+    return np.where(np.abs(x) == 1, np.where((x > 0) | (n % 2 == 0), one, -one), r)
+
+
+def orthogonal_polynomial(kind):
+    """A kernel for PyTorch's ``special.<kind>_polynomial_*(x, n)``: the three-term recurrences
+    (and, for Chebyshev polynomials of large ``n`` inside (-1, 1), their trigonometric forms) that
+    PyTorch evaluates, in ``x``'s dtype; ``n < 0`` gives 0.  ``shifted_*`` evaluate at ``2x - 1``."""
+    shifted = kind.startswith("shifted_")
+    base = kind[len("shifted_"):] if shifted else kind
+
+    def kernel(x_t, n_t):
+        x, n = _np(x_t), _np(n_t)
+        x, n = np.broadcast_arrays(x, n)
+        with np.errstate(all="ignore"):
+            n = np.where(np.isfinite(n), n, -1).astype(np.int64) if n.dtype.kind == "f" else n.astype(np.int64)
+        xs = (x + x - 1).astype(x.dtype) if shifted else x
+        with np.errstate(all="ignore"):
+            if base.startswith("chebyshev_"):
+                r = _chebyshev(base[-1], xs, n)
+            else:
+                r = {"hermite_h": _hermite_h, "hermite_he": _hermite_he, "laguerre_l": _laguerre,
+                     "legendre_p": _legendre}[base](xs, n)
+        r = np.where(n < 0, 0, r)
+        return _t(np.asarray(r), x.dtype)
+    kernel.__name__ = f"host_{kind}_polynomial"
+    return kernel

@@ -206,6 +206,9 @@ def to_msnb(x, leaves):
     import torch
     mt = _mt()
     if isinstance(x, torch.Tensor):
+        for r, t in leaves:  # one tensor passed twice (``loss(x, x)``) stays one msnb leaf
+            if r is x:
+                return t
         arr = x.detach().cpu().resolve_conj().resolve_neg().numpy().copy()
         t = mt.tensor(arr, dtype=getattr(mt, str(x.dtype).replace("torch.", "")))
         if x.requires_grad:
@@ -226,7 +229,35 @@ def to_msnb(x, leaves):
         return type(x)(to_msnb(v, leaves) for v in x)
     if isinstance(x, dict):
         return {k: to_msnb(v, leaves) for k, v in x.items()}
+    if isinstance(x, torch.nn.Module):
+        return _port_module(x)
+    if callable(x) and (getattr(x, "__module__", None) or "").startswith(("torch.nn.functional", "torch._C")):
+        # an activation passed to a constructor (``activation=F.gelu``): msnb's function of that name
+        fn = getattr(mt.nn.functional, getattr(x, "__name__", ""), None)
+        return fn if fn is not None else x
     return x
+
+
+def _layer_args(m):
+    """Constructor arguments of a real Transformer{Encoder,Decoder}Layer, read from its parts."""
+    return ((m.self_attn.embed_dim, m.self_attn.num_heads, m.linear1.out_features, m.dropout.p,
+             to_msnb(m.activation, [])),
+            dict(layer_norm_eps=m.norm1.eps, batch_first=m.self_attn.batch_first, norm_first=m.norm_first,
+                 bias=m.linear1.bias is not None))
+
+
+#: real modules a ModuleInfo passes to a constructor (``TransformerEncoder(layer, 2)``), rebuilt in msnb
+#: from their hyper-parameters; the weights come with the outer module's state_dict
+_PORTABLE = {"TransformerEncoderLayer": _layer_args, "TransformerDecoderLayer": _layer_args,
+             "PairwiseDistance": lambda m: ((m.norm, m.eps, m.keepdim), {})}
+
+
+def _port_module(m):
+    name = type(m).__name__
+    if name not in _PORTABLE:
+        raise TypeError(f"the replay cannot rebuild a real torch.nn.{name} argument in msnb")
+    args, kw = _PORTABLE[name](m)
+    return getattr(_mt().nn, name)(*args, **kw)
 
 
 def _flat(x):
@@ -448,6 +479,10 @@ def _replay_module_sample(case, minput, mcls):
     rmod = mi.module_cls(*cargs, **ckw)
     leaves = []
     mmod = mcls(*to_msnb(list(cargs), []), **to_msnb(dict(ckw), []))
+    fargs, fkw = minput.forward_input.args, minput.forward_input.kwargs
+    margs = to_msnb(list(fargs), leaves)
+    mkw = to_msnb(dict(fkw), leaves)
+    _materialize_lazy(rmod, mmod, (fargs, fkw), (margs, mkw))
     rmod.train()
     mmod.train()
     rsd = rmod.state_dict()
@@ -457,9 +492,6 @@ def _replay_module_sample(case, minput, mcls):
     mmod.load_state_dict({k: mt.tensor(v.detach().numpy().copy()) for k, v in rsd.items()})
     rparams = dict(rmod.named_parameters())
     mparams = dict(mmod.named_parameters())
-    fargs, fkw = minput.forward_input.args, minput.forward_input.kwargs
-    margs = to_msnb(list(fargs), leaves)
-    mkw = to_msnb(dict(fkw), leaves)
     rout = rmod(*fargs, **fkw)
     mout = mmod(*margs, **mkw)
     routs, mouts = _flat(rout), _flat(mout)
@@ -473,6 +505,22 @@ def _replay_module_sample(case, minput, mcls):
             if n in mparams and p.requires_grad:
                 leaves.append((p, mparams[n]))
         _check_grads(routs, mouts, leaves, "grad")
+
+
+def _materialize_lazy(rmod, mmod, real_in, msnb_in):
+    """A lazy module learns its parameter shapes at its first call: both get one dry run in eval
+    mode without gradients (no state changes), so that torch's weights can be copied into msnb's."""
+    import torch
+    from torch.nn.modules.lazy import LazyModuleMixin
+    if not any(isinstance(m, LazyModuleMixin) and m.has_uninitialized_params() for m in rmod.modules()):
+        return
+    mt = _mt()
+    rmod.eval()
+    mmod.eval()
+    with torch.no_grad():
+        rmod(*real_in[0], **real_in[1])
+    with mt.no_grad():
+        mmod(*msnb_in[0], **msnb_in[1])
 
 
 #: samples per case that ``tests/adapter/opinfo`` replays (the report replays all)

@@ -78,6 +78,10 @@ NAMESPACES = {
     "torch.linalg": "msnb.adapter.torch.linalg",
     "torch.fft": "msnb.adapter.torch.fft",
     "torch.special": "msnb.adapter.torch.special",
+    "torch.masked": "msnb.adapter.torch.masked",
+    "torch.signal.windows": "msnb.adapter.torch.signal.windows",
+    "torch.nn.utils.rnn": "msnb.adapter.torch.nn.utils.rnn",
+    "torch.nn.utils.parametrize": "msnb.adapter.torch.nn.utils.parametrize",
     "torch.utils.data": "msnb.adapter.torch.utils.data",
     "torch.utils.data.distributed": "msnb.adapter.torch.utils.data.distributed",
     "torchvision": "msnb.adapter.torchvision",
@@ -135,6 +139,13 @@ LINALG_SPECIAL_NOTES = {
         "erfcx", "log_ndtr", "ndtri", "bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1",
         "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0", "airy_ai",
         "gammainc", "gammaincc")},
+    **{f"torch.special.{p}{k}_polynomial_{s}": "computed on the host (numpy, PyTorch's recurrences): MindSpore "
+       "2.10 has no kernel" for p, k, ss in (
+        ("", "chebyshev", "tuvw"), ("shifted_", "chebyshev", "tuvw"), ("", "hermite", ("h", "he")),
+        ("", "laguerre", "l"), ("", "legendre", "p")) for s in ss},
+    **{f"torch.signal.windows.{w}": "computed on the host (numpy, float64) and rounded to the dtype" for w in (
+        "bartlett", "blackman", "cosine", "exponential", "gaussian", "general_cosine", "general_hamming",
+        "hamming", "hann", "kaiser", "nuttall")},
 }
 
 _POSITIONS = ("positions found on the host (numpy): MindSpore 2.10's CPU kernels do not follow PyTorch's tie / "
@@ -182,13 +193,13 @@ PARTIAL = {
     "torch.Tensor.view": "view(dtype) is not supported",
     "torch.diag": "diagonal=0 only",
     "torch.scatter": "reduce='multiply' is not supported",
-    "torch.nn.functional.embedding": "max_norm and scale_grad_by_freq are not supported",
-    "torch.nn.Embedding": "max_norm and scale_grad_by_freq are not supported",
+    "torch.nn.functional.embedding_bag": "max_norm is not supported",
+    "torch.nn.utils.parametrize.register_parametrization": "a right_inverse returning several tensors is not "
+                                                           "supported",
+    "torch.nn.EmbeddingBag": "max_norm is not supported",
+    "torch.nn.functional.grid_sample": "4-D input with mode 'bilinear' / 'nearest' only (no 5-D, no 'bicubic')",
     "torch.nn.functional.interpolate": "antialias=True and mode='area' on 5-D input are not supported",
     "torch.nn.functional.multi_head_attention_forward": "static_k / static_v are not supported",
-    "torch.nn.RNN": "PackedSequence input is not supported",
-    "torch.nn.LSTM": "PackedSequence input is not supported",
-    "torch.nn.GRU": "PackedSequence input is not supported",
     "torch.nn.TransformerEncoder": "PyTorch's nested-tensor fast path is not emulated: in eval mode without grad, "
                                    "PyTorch returns 0 at src_key_padding_mask positions, msnb the computed values",
     "torch.autograd.Function": "backward of a custom Function is not itself differentiable (no double backward)",

@@ -111,10 +111,10 @@ class UnsupportedApi(Rule):
     ]
     INVALID = [
         Invalid("import torch\nx = torch.ones(3)\ny = x.int_repr()\n", line=3, col=5, severity=Severity.ERROR),
-        Invalid("import torch as t\nimport torch.nn.functional as F\ny = F.grid_sample(t.ones(1, 1, 2, 2), "
-                "t.zeros(1, 1, 1, 2))\n", line=3, col=5, severity=Severity.ERROR),
-        Invalid("import torch\nfrom torch.nn.functional import grid_sample\ny = grid_sample(torch.ones(1, 1, 2, 2), "
-                "torch.zeros(1, 1, 1, 2))\n", line=3, col=5, severity=Severity.ERROR),
+        Invalid("import torch as t\nimport torch.nn.functional as F\ny = F.conv_tbc(t.ones(4, 1, 2), "
+                "t.ones(3, 2, 2), t.zeros(2))\n", line=3, col=5, severity=Severity.ERROR),
+        Invalid("import torch\nfrom torch.nn.functional import conv_tbc\ny = conv_tbc(torch.ones(4, 1, 2), "
+                "torch.ones(3, 2, 2), torch.zeros(2))\n", line=3, col=5, severity=Severity.ERROR),
     ]
 
     def __init__(self) -> None:

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import math
 
+from .. import _dtype as D
 from .._ops import indexing as I, pointwise as P, reduction as Rd
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["instance_norm", "lp_pool1d", "lp_pool2d", "soft_margin_loss", "multilabel_soft_margin_loss",
            "hinge_embedding_loss", "margin_ranking_loss", "cosine_embedding_loss", "triplet_margin_loss",
-           "gaussian_nll_loss", "poisson_nll_loss", "multi_margin_loss"]
+           "gaussian_nll_loss", "poisson_nll_loss", "multi_margin_loss", "multilabel_margin_loss",
+           "triplet_margin_with_distance_loss", "ctc_loss"]
 
 
 def _F():
@@ -184,3 +186,150 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         loss = loss.reshape(target.shape)
     return _reduce(loss, reduction, size_average, reduce)
 
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``sum_{j in targets} sum_{i not in targets} max(0, 1 - (x[y_j] - x[i])) / C`` per sample;
+    a row's targets are its entries before the first ``-1``."""
+    import numpy as np
+    from .._ops.creation import tensor
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    C = x.shape[1]
+    y = target.reshape(x.shape[0], -1) if target.ndim else target.reshape(1, 1)
+    if tuple(y.shape) != tuple(x.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    yn = y.numpy()
+    if ((yn < -1) | (yn >= C)).any():
+        raise RuntimeError(f"multilabel_margin_loss: target index out of range [-1, {C - 1}]")
+    valid = np.cumprod(yn != -1, axis=1).astype(bool)  # (N, J): targets before the first -1
+    is_target = np.zeros(x.shape, bool)
+    rows = np.nonzero(valid)
+    is_target[rows[0], yn[rows]] = True
+    mask = valid[:, :, None] & ~is_target[:, None, :]
+    xy = I.gather(x, 1, tensor(np.where(valid, yn, 0)))
+    m = _F().relu(P.add(P.sub(1.0, xy.unsqueeze(2)), x.unsqueeze(1)))
+    loss = P.div(Rd.sum(P.mul(m, tensor(mask.astype(x.dtype.numpy))), (1, 2)), C)
+    if input.ndim < 2:
+        loss = loss.reshape(())
+    return _reduce(loss, reduction, size_average, reduce)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with ``distance_function`` (default: pairwise distance)."""
+    F = _F()
+    if margin <= 0:
+        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead")
+    dist = distance_function if distance_function is not None else F.pairwise_distance
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = P.minimum(d_neg, dist(positive, negative))
+    loss = P.clamp(P.add(P.sub(d_pos, d_neg), margin), min=0)
+    return _reduce(loss, reduction)
+
+
+def _lse3(a, b, c):
+    """``log(exp a + exp b + exp c)`` elementwise, -inf where all three are -inf, with no NaN in
+    its gradient there (the log only sees positive sums)."""
+    from .._ops import shape as S
+    from .._ops.creation import full
+    x = S.stack([a, b, c], 0)
+    m = Rd.amax(x, 0).detach()
+    ninf = full((), float("-inf"), dtype=x.dtype)
+    finite = P.ne(m, ninf)
+    ms = P.where(finite, m, full((), 0.0, dtype=x.dtype))
+    s = Rd.sum(P.exp(P.sub(x, ms)), 0)
+    ok = P.gt(s, 0)
+    return P.where(ok, P.add(P.log(P.where(ok, s, full((), 1.0, dtype=x.dtype))), ms), ninf)
+
+
+def _nan_grad_for_infinite(nll, lp, frames):
+    """PyTorch's CTC gradient is NaN over the frames of a sample whose loss is infinite."""
+    from .._core import K, needs_grad, record, wrap
+    if not needs_grad(lp):
+        return nll
+    inf = P.eq(nll, float("inf")).detach()
+    if not bool(Rd.any(inf)):
+        return nll
+    out = wrap(K.identity(nll))
+    nan_frames = P.mul(P.where(inf.reshape(1, -1, 1), float("nan"), 0.0), frames).expand(*lp.shape)
+
+    def bw(g):
+        return g, nan_frames
+    record("CtcLossBackward0", out, (nll, lp), bw)
+    return out
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """msnb implementation of ``torch.nn.functional.ctc_loss``: the CTC forward (alpha) recursion in
+    log space over the blank-extended targets, one step per time frame for the whole batch.
+
+    Its gradient with respect to ``log_probs`` is PyTorch's: besides ``d loss / d log_probs`` it has
+    PyTorch's ``exp(log_probs)`` term (PyTorch's kernel assumes ``log_probs`` come from
+    ``log_softmax``, through which that term cancels)."""
+    import numpy as np
+    from .._ops import shape as S
+    from .._ops.creation import full, tensor
+    unbatched = log_probs.ndim == 2
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    T, N, C = lp.shape
+    il = np.asarray(input_lengths.tolist() if hasattr(input_lengths, "tolist") else input_lengths,
+                    np.int64).reshape(-1)
+    tl = np.asarray(target_lengths.tolist() if hasattr(target_lengths, "tolist") else target_lengths,
+                    np.int64).reshape(-1)
+    tg = targets.numpy().astype(np.int64)
+    if unbatched:
+        tg = tg.reshape(1, -1)
+    if tg.ndim == 1:  # concatenated targets
+        offs = np.concatenate([[0], np.cumsum(tl)[:-1]])
+        smax = int(tl.max()) if tl.size else 0
+        padded = np.full((N, max(smax, 1)), blank, np.int64)
+        for n in range(N):
+            padded[n, :tl[n]] = tg[offs[n]:offs[n] + tl[n]]
+        tg = padded
+    if (il > T).any() or (il < 0).any():
+        raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {int(il.max())}")
+    S_ = max(int(tg.shape[1]), 1)
+    L = 2 * S_ + 1
+    ext = np.full((N, L), blank, np.int64)
+    ext[:, 1::2] = tg[:, :S_] if tg.shape[1] else blank
+    skip = np.zeros((N, L), bool)
+    skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    # the recursion runs in float64 (PyTorch's float32 kernel accumulates in a different order)
+    lpe = lp.gather(2, tensor(ext).unsqueeze(0).expand(T, N, L)).to(D.float64)  # (T, N, L)
+    ninf = full((), float("-inf"), dtype=lpe.dtype)
+    start = np.zeros((N, L), bool)
+    start[:, 0] = True
+    start[:, 1] = tl > 0
+    alpha = P.where(tensor(start), lpe[0], ninf) if T else full((N, L), float("-inf"), dtype=lpe.dtype)
+    pad1 = full((N, 1), float("-inf"), dtype=lpe.dtype)
+    pad2 = full((N, 2), float("-inf"), dtype=lpe.dtype)
+    skip_t = tensor(skip)
+    for t in range(1, T):
+        a2 = S.cat([pad1, alpha[:, :-1]], 1)
+        a3 = P.where(skip_t, S.cat([pad2, alpha[:, :-2]], 1), ninf)
+        new = P.add(_lse3(alpha, a2, a3), lpe[t])
+        alpha = P.where(tensor((t < il)[:, None]), new, alpha)
+    last = tensor(np.stack([2 * tl, np.maximum(2 * tl - 1, 0)], 1))
+    ends = alpha.gather(1, last)
+    ends = P.where(tensor(np.stack([np.ones(N, bool), tl > 0], 1)), ends, ninf)
+    nll = P.neg(_lse3(ends[:, 0], ends[:, 1], full((N,), float("-inf"), dtype=lpe.dtype))).to(lp.dtype)
+    # PyTorch's extra gradient term exp(log_probs) over each sample's frames (value exactly 0)
+    frames = tensor((np.arange(T)[:, None] < il[None, :]).astype(lp.dtype.numpy)).unsqueeze(2)
+    e = P.mul(P.exp(lp), frames)
+    nll = P.add(nll, Rd.sum(P.sub(e, e.detach()), (0, 2)))
+    if zero_infinity:
+        nll = P.where(P.eq(nll, float("inf")), full((), 0.0, dtype=lp.dtype), nll)
+    else:
+        nll = _nan_grad_for_infinite(nll, lp, frames)
+    if unbatched:
+        nll = nll.squeeze(0)
+    if reduction == "mean":
+        return Rd.mean(P.div(nll, tensor(np.maximum(tl, 1).astype(lp.dtype.numpy)).reshape(nll.shape)))
+    if reduction == "sum":
+        return Rd.sum(nll)
+    if reduction == "none":
+        return nll
+    raise ValueError(f"{reduction} is not a valid value for reduction")

@@ -363,7 +363,8 @@ def adaptive_avg_pool2d(input, output_size):
 
 def adaptive_avg_pool1d(input, output_size):
     """msnb implementation of ``torch.nn.functional.adaptive_avg_pool1d``."""
-    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, _pair(output_size, 1)[0])).squeeze(-2)
+    from ._functional_nd import adaptive_avg_nd
+    return adaptive_avg_nd(input, output_size, 1, "adaptive_avg_pool1d")
 
 
 # --- activations ----------------------------------------------------------------------
@@ -487,7 +488,8 @@ def glu(input, dim=-1):
     if input.shape[dim] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.ndim} is size "
                            f"{input.shape[dim]}")
-    a, b = S.chunk(input, 2, dim)
+    h = input.shape[dim] // 2
+    a, b = _split(input, [h, h], dim)  # one split kernel, backward one cat (also for empty inputs)
     return P.mul(a, P.sigmoid(b))
 
 
@@ -920,19 +922,48 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """msnb implementation of ``torch.nn.functional.embedding`` (no gradient reaches the
-    ``padding_idx`` row)."""
-    if max_norm is not None:
-        raise NotImplementedError("torch.nn.functional.embedding(max_norm=...) is not supported by msnb yet")
-    if scale_grad_by_freq:
-        raise NotImplementedError("torch.nn.functional.embedding(scale_grad_by_freq=True) is not supported by "
-                                  "msnb yet")
+    ``padding_idx`` row; ``max_norm`` renormalises the looked-up rows of ``weight`` in place, as
+    PyTorch does; ``scale_grad_by_freq`` divides each row's gradient by its count in ``input``)."""
     idx = cast(input, D.int64)
     I.check_in_bounds(idx, weight.shape[0], 0, IndexError)
+    if max_norm is not None:
+        _embedding_renorm(weight, idx, max_norm, norm_type)
     out = weight.index_select(0, idx.reshape(-1)).reshape(*idx.shape, weight.shape[1])
     if padding_idx is not None and needs_grad(weight):
         mask = cast(P.ne(idx, padding_idx % weight.shape[0]), out.dtype).unsqueeze(-1)
         out = P.add(P.mul(out, mask), P.mul(out.detach(), P.sub(1, mask)))
+    if scale_grad_by_freq and needs_grad(weight):
+        from .._ops.creation import tensor
+        flat = idx.numpy().reshape(-1)
+        _, inv, counts = np.unique(flat, return_inverse=True, return_counts=True)
+        scale = tensor((1.0 / counts[inv]).astype(out.dtype.numpy).reshape(*idx.shape, 1))
+        scaled = P.mul(out, scale)
+        out = P.add(out.detach(), P.sub(scaled, scaled.detach()))  # the value of out, gradient / count
     return out
+
+
+def _embedding_renorm(weight, idx, max_norm, norm_type):
+    """PyTorch's ``embedding_renorm_``: rows of ``weight`` named in ``idx`` whose norm exceeds
+    ``max_norm`` are scaled to ``max_norm`` (in place, no gradient)."""
+    from .._ops.creation import tensor
+    rows = np.unique(idx.numpy().reshape(-1))
+    if rows.size == 0:
+        return
+    with no_grad():
+        r = tensor(rows.astype(np.int64))
+        sel = weight.index_select(0, r)
+        norms = Rd.norm(sel, norm_type, 1, keepdim=True)
+        scale = P.where(P.gt(norms, max_norm), P.div(max_norm, P.add(norms, 1e-7)), 1.0)
+        weight.copy_(_rows_replaced(weight, rows, P.mul(sel, scale)))
+
+
+def _rows_replaced(weight, rows, new_rows):
+    from .._ops.creation import tensor
+    keep = np.ones(weight.shape[0], bool)
+    keep[rows] = False
+    mask = tensor(keep.astype(weight.dtype.numpy)).unsqueeze(1)
+    placed = I.index_add(zeros(*weight.shape, dtype=weight.dtype), 0, tensor(rows.astype(np.int64)), new_rows)
+    return P.add(P.mul(weight, mask), placed)
 
 
 def one_hot(tensor, num_classes=-1):
@@ -985,7 +1016,8 @@ def pad(input, pad, mode="constant", value=None):
             x = S.cat(parts, d) if len(parts) > 1 else core
         return x
     if mode in ("reflect", "replicate", "circular"):
-        return _vjp_op("PadBackward", lambda a: K.pad(a, pad, mode), input)
+        from ._functional_nd import pad_by_index
+        return pad_by_index(input, pad, mode)
     raise NotImplementedError(f"torch.nn.functional.pad(mode='{mode}') is not supported by msnb yet")
 
 
@@ -1268,8 +1300,12 @@ del _name
 
 from ._functional_more import *  # noqa: E402,F401,F403 - instance_norm, LP pooling, margin losses
 from ._functional_more import __all__ as _more_all  # noqa: E402
+from ._functional_nd import *  # noqa: E402,F401,F403 - 3-d / adaptive max pooling, unfold, LRN
+from ._functional_nd import __all__ as _nd_all  # noqa: E402
+from ._functional_misc import *  # noqa: E402,F401,F403 - embedding_bag, unpooling, fractional pooling, ...
+from ._functional_misc import __all__ as _misc_all  # noqa: E402
 
-__all__ += _more_all
+__all__ += _more_all + _nd_all + _misc_all
 
 
 from .._missing import module_getattr as _module_getattr  # noqa: E402

@@ -8,6 +8,7 @@ from msnb.adapter.support import load_registry
 
 from . import test_functional as tf, test_init_and_utils as ti, test_layers as tl, test_lazy as tz, \
     test_more_layers as tm, \
+    test_nn_additions as ta, test_packed_sequence as tp, test_parametrize as tpz, \
     test_rnn_attention as tr
 
 #: names exercised by tests that register them directly (not via a table)
@@ -32,13 +33,14 @@ EXEMPT = {
     "torch.nn.RNNBase": "base class of RNN/LSTM/GRU",
     "torch.nn.RNNCellBase": "base class of the cells",
     "torch.nn.functional": "namespace", "torch.nn.init": "namespace", "torch.nn.utils": "namespace",
+    "torch.nn.utils.rnn": "namespace", "torch.nn.utils.parametrize": "namespace",
     "torch.nn.utils.clip_grad_norm": "deprecated alias of clip_grad_norm_",
     "torch.nn.init._calculate_fan_in_and_fan_out": "helper exercised by every default initialisation",
 }
 
 
 def declared():
-    names = set(DIRECT) | set(tm.NAMES)
+    names = set(DIRECT) | set(tm.NAMES) | set(ta.NAMES) | set(tp.NAMES) | set(tpz.NAMES)
     for _cid, ns, *_ in tl.CASES:
         names.update(f"torch.nn.{n}" for n in ns)
     names.update(f"torch.nn.{c[1]}" for c in tr.RNN_CASES)

@@ -19,14 +19,19 @@ from .lazy import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .instancenorm import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .channelshuffle import *  # noqa: F401,F403
 
 from . import (activation as _act, batchnorm as _bn, container as _c, conv as _conv, dropout as _do, flatten as _fl,
                linear as _lin, loss as _loss, normalization as _norm, pixelshuffle as _ps, pooling as _pool,
                rnn as _rnn, sparse as _sp, transformer as _tr, padding as _pad, instancenorm as _inorm,
-               upsampling as _up, lazy as _lazy)
+               upsampling as _up, lazy as _lazy, fold as _fold, distance as _dist,
+               channelshuffle as _cs)
 
 __all__ = ["Module"]
-for _m in (_c, _lin, _conv, _pool, _bn, _norm, _do, _sp, _fl, _ps, _act, _rnn, _tr, _loss, _pad, _inorm, _up, _lazy):
+for _m in (_c, _lin, _conv, _pool, _bn, _norm, _do, _sp, _fl, _ps, _act, _rnn, _tr, _loss, _pad, _inorm, _up, _lazy, _fold,
+           _dist, _cs):
     __all__ += _m.__all__
 del _m
 

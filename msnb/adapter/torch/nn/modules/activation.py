@@ -391,3 +391,32 @@ class MultiheadAttention(Module):
         if self.batch_first and batched:
             return out.transpose(1, 0), weights
         return out, weights
+
+
+class Softmax2d(Module):
+    """msnb implementation of ``torch.nn.Softmax2d``: softmax over the channels of (N, C, H, W) or (C, H, W)."""
+
+    def forward(self, input):
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
+        return F.softmax(input, -3)
+
+
+__all__ += ["Softmax2d"]
+
+
+class RReLU(Module):
+    """msnb implementation of ``torch.nn.RReLU`` (random negative slopes in training)."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}{_inplace_str(self.inplace, ', ')}"
+
+
+__all__ += ["RReLU"]

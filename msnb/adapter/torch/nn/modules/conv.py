@@ -192,3 +192,17 @@ class ConvTranspose2d(_ConvTransposeNd):
         op = self._output_padding(input, output_size)
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
                                   self.dilation)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """msnb implementation of ``torch.nn.ConvTranspose3d``."""
+
+    _n = 3
+
+    def forward(self, input, output_size=None):
+        op = self._output_padding(input, output_size)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                                  self.dilation)
+
+
+__all__ += ["ConvTranspose3d"]

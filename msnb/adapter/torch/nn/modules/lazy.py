@@ -15,12 +15,12 @@ from __future__ import annotations
 from ..._ops.creation import empty, zeros
 from ..parameter import Parameter, UninitializedParameter
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
 from .module import Module
 
 __all__ = ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
-           "LazyConvTranspose2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"]
+           "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"]
 
 
 class LazyModuleMixin:
@@ -160,6 +160,12 @@ class LazyConvTranspose2d(_LazyConvTransposeMixin, ConvTranspose2d):
     """msnb implementation of ``torch.nn.LazyConvTranspose2d``."""
 
     cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTransposeMixin, ConvTranspose3d):
+    """msnb implementation of ``torch.nn.LazyConvTranspose3d``."""
+
+    cls_to_become = ConvTranspose3d
 
 
 class _LazyNormBase(LazyModuleMixin):

@@ -199,3 +199,74 @@ class MultiMarginLoss(_Loss):
 
 __all__ += ["SoftMarginLoss", "MultiLabelSoftMarginLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
             "CosineEmbeddingLoss", "TripletMarginLoss", "GaussianNLLLoss", "PoissonNLLLoss", "MultiMarginLoss"]
+
+
+class MultiLabelMarginLoss(_Loss):
+    """msnb implementation of ``torch.nn.MultiLabelMarginLoss``."""
+
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """msnb implementation of ``torch.nn.TripletMarginWithDistanceLoss``."""
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(reduction=reduction)
+        self.distance_function, self.margin, self.swap = distance_function, margin, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                   distance_function=self.distance_function, margin=self.margin,
+                                                   swap=self.swap, reduction=self.reduction)
+
+
+__all__ += ["MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
+
+
+class CTCLoss(_Loss):
+    """msnb implementation of ``torch.nn.CTCLoss``."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)
+
+
+__all__ += ["CTCLoss"]
+
+
+class NLLLoss2d(NLLLoss):
+    """msnb implementation of ``torch.nn.NLLLoss2d`` (PyTorch's deprecated alias of ``NLLLoss``)."""
+
+
+class LinearCrossEntropyLoss(_Loss):
+    """msnb implementation of ``torch.nn.LinearCrossEntropyLoss``: a ``linear`` layer (``self.linear``)
+    followed by ``cross_entropy``."""
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None,
+                 reduction="mean", weight=None, ignore_index=None, label_smoothing=0.0, options=None):
+        import math
+        from .linear import Linear
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(reduction=reduction)
+        self.register_buffer("weight", weight)
+        self.num_classes, self.out_features = num_classes, tuple(out_features)
+        self.ignore_index, self.label_smoothing, self.options = ignore_index, label_smoothing, options
+        self.linear = Linear(in_features, math.prod(self.out_features, start=num_classes), bias=bias, dtype=dtype)
+
+    def forward(self, input, target):
+        w = self.linear.weight.reshape(self.num_classes, *self.out_features, self.linear.in_features)
+        b = None if self.linear.bias is None else self.linear.bias.reshape(self.num_classes, *self.out_features)
+        return F.linear_cross_entropy(input, w, target, linear_bias=b, weight=self.weight, reduction=self.reduction,
+                                      ignore_index=self.ignore_index, label_smoothing=self.label_smoothing,
+                                      options=self.options)
+
+
+__all__ += ["NLLLoss2d", "LinearCrossEntropyLoss"]

@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 from ... import _dtype as D
 from ..._ops import pointwise as P, shape as S
-from ..._ops.creation import empty, zeros
+from ..._ops.creation import empty, tensor, zeros
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -130,8 +132,9 @@ class RNNBase(Module):
         return (get(f"weight_ih_l{layer}{sfx}"), get(f"weight_hh_l{layer}{sfx}"), get(f"bias_ih_l{layer}{sfx}"),
                 get(f"bias_hh_l{layer}{sfx}"), get(f"weight_hr_l{layer}{sfx}"))
 
-    def _run_direction(self, x, h, c, layer, direction):
-        """One layer, one direction over the whole sequence ``x`` (T, B, I)."""
+    def _run_direction(self, x, h, c, layer, direction, valid=None):
+        """One layer, one direction over the whole sequence ``x`` (T, B, I); with ``valid`` (per
+        step, a (B, 1) bool tensor) a sequence's state only changes at its own steps."""
         w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, direction)
         mode = self.mode
         xg = F.linear(x, w_ih, b_ih)
@@ -143,12 +146,16 @@ class RNNBase(Module):
         outs = [None] * T
         order = range(T - 1, -1, -1) if direction == 1 else range(T)
         for t in order:
+            h_prev, c_prev = h, c
             if mode == "LSTM":
                 h, c = _lstm_step(steps[t], h, c, w_hh, b_hh, w_hr)
             elif mode == "GRU":
                 h = _gru_step(steps[t], h, w_hh, b_hh)
             else:
                 h = _rnn_step(steps[t], h, w_hh, b_hh, mode == "RNN_RELU")
+            if valid is not None:
+                h = P.where(valid[t], h, h_prev)
+                c = P.where(valid[t], c, c_prev) if c is not None else None
             outs[t] = h
         return F._stack(outs, 0), h, c
 
@@ -160,9 +167,24 @@ class RNNBase(Module):
                                f"got {input.shape[-1]}")
 
     def _forward(self, input, hx, cx):
-        if hasattr(input, "batch_sizes"):  # a PackedSequence
-            raise NotImplementedError(f"torch.nn.{type(self).__name__} on a PackedSequence is not supported by "
-                                      "msnb yet")
+        if hasattr(input, "batch_sizes"):  # a PackedSequence: the padded batch, states frozen past each end
+            from ..utils import rnn as R
+            padded, lens = R.pad_packed_sequence(input)
+            ln = lens.numpy()
+            valid = [tensor((ln > t)[:, None]) for t in range(padded.shape[0])]
+            batch_first, self.batch_first = self.batch_first, False
+            try:
+                out, h_n, c_n = self._forward_padded(padded, hx, cx, valid)
+            finally:
+                self.batch_first = batch_first
+            bs, order, _ = R._packed_layout(input)
+            B = padded.shape[1]
+            pos = np.concatenate([t * B + order[:n] for t, n in enumerate(bs)])
+            data = out.reshape(-1, out.shape[-1]).index_select(0, tensor(pos.astype(np.int64)))
+            return input._replace(data=data), h_n, c_n
+        return self._forward_padded(input, hx, cx, None)
+
+    def _forward_padded(self, input, hx, cx, valid):
         self._check_input(input, hx)
         batched = input.ndim == 3
         x = input
@@ -193,7 +215,8 @@ class RNNBase(Module):
             dir_outs = []
             for direction in range(num_dir):
                 k = layer * num_dir + direction
-                out, h, c = self._run_direction(x, h0s[k], c0s[k] if c0s is not None else None, layer, direction)
+                out, h, c = self._run_direction(x, h0s[k], c0s[k] if c0s is not None else None, layer, direction,
+                                                valid)
                 dir_outs.append(out)
                 hs.append(h)
                 cs.append(c)
