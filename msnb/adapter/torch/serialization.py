@@ -99,9 +99,25 @@ def _tensor_bytes(t):
     return _STORAGE_OF[dt], arr.tobytes(), int(arr.size)
 
 
+def _stock_dispatch() -> dict:
+    """``pickle._Pickler.dispatch`` as the pickle module defines it: an entry another library
+    replaced goes back to the stock saver of the same name, one it added is dropped."""
+    out = {}
+    for t, f in pickle._Pickler.dispatch.items():
+        if getattr(f, "__module__", "pickle") != "pickle":
+            f = getattr(pickle._Pickler, getattr(f, "__name__", ""), None)
+            if getattr(f, "__module__", None) != "pickle":
+                continue
+        out[t] = f
+    return out
+
+
 class _TorchPickler(pickle._Pickler):  # pure-Python pickler: lets us write GLOBAL opcodes by name
     def __init__(self, file, records):
         super().__init__(file, protocol=2)
+        # the stock pickler's own savers only: dill (imported by mindspore.dataset) adds its savers to
+        # pickle._Pickler.dispatch, which would write dill globals that PyTorch's torch.load refuses
+        self.dispatch = _stock_dispatch()
         self._records = records  # key -> bytes
         self._refs = {}  # id(tensor) -> (tensor, _StorageRef)
 
