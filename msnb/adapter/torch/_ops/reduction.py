@@ -225,11 +225,23 @@ def _arg_extreme(kname, input, dim, keepdim):
     """argmax / argmin, first occurrence; a NaN counts as the extreme, as in PyTorch."""
     x = input
     if dim is None:
+        if input.numel() == 0:
+            raise IndexError(f"{kname}(): Expected reduction dim to be specified for input.numel() == 0.")
         x, d, keepdim = input.reshape(-1), 0, False
     else:
         d = dims_of(input, dim)[0]
     if x.ndim == 0:
         return wrap(K.zeros((), D.int64))
+    if x.numel() == 0:  # MindSpore's kernel fails on empty input; PyTorch returns the empty result
+        if x.shape[d] == 0:
+            raise IndexError(f"{kname}(): Expected reduction dim {d} to have non-zero size.")
+        from .creation import zeros
+        shape = list(x.shape)
+        if keepdim:
+            shape[d] = 1
+        else:
+            del shape[d]
+        return zeros(shape, dtype=D.int64)
     idx = cast(wrap(getattr(K, kname)(x, d, keepdim)), D.int64)
     if x.dtype.is_floating_point:
         nan = P.isnan(x)
