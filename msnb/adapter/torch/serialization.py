@@ -100,16 +100,17 @@ def _tensor_bytes(t):
 
 
 def _stock_dispatch() -> dict:
-    """``pickle._Pickler.dispatch`` as the pickle module defines it: an entry another library
-    replaced goes back to the stock saver of the same name, one it added is dropped."""
-    out = {}
-    for t, f in pickle._Pickler.dispatch.items():
-        if getattr(f, "__module__", "pickle") != "pickle":
-            f = getattr(pickle._Pickler, getattr(f, "__name__", ""), None)
-            if getattr(f, "__module__", None) != "pickle":
-                continue
-        out[t] = f
-    return out
+    """The savers ``pickle._Pickler`` defines for the built-in types (another library, e.g. dill,
+    may have replaced or added entries in its shared ``dispatch`` table)."""
+    import types
+    P = pickle._Pickler
+    table = {type(None): "save_none", bool: "save_bool", int: "save_long", float: "save_float",
+             bytes: "save_bytes", bytearray: "save_bytearray", str: "save_str", tuple: "save_tuple",
+             list: "save_list", dict: "save_dict", set: "save_set", frozenset: "save_frozenset",
+             types.FunctionType: "save_global", type: "save_type"}
+    if hasattr(pickle, "PickleBuffer"):
+        table[pickle.PickleBuffer] = "save_picklebuffer"
+    return {t: getattr(P, name) for t, name in table.items() if hasattr(P, name)}
 
 
 class _TorchPickler(pickle._Pickler):  # pure-Python pickler: lets us write GLOBAL opcodes by name
