@@ -15,7 +15,7 @@ from ...graph import capture as _graph_capture
 from .. import _dtype as D
 from .._core import TensorPy, inplace
 from . import sampling as S
-from .creation import _finish, size_args
+from .creation import _finish, _size_keyword, size_args
 from .generator import Generator, default_generator
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
@@ -84,6 +84,7 @@ def _make(arr, shape, d, requires_grad=False):
 
 
 @_feedable
+@_size_keyword
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     """msnb implementation of ``torch.rand``."""
@@ -92,6 +93,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
 
 
 @_feedable
+@_size_keyword
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
     """msnb implementation of ``torch.randn`` (PyTorch's algorithm below and from 16 elements)."""
