@@ -50,6 +50,14 @@ def set_adapter_class(cls) -> None:
     _ADAPTER = cls
 
 
+def _refuse_sparse(args, name):
+    """A dense kernel handed a sparse COO tensor (an op msnb has no sparse version of): msnb's unsupported error."""
+    for a in args:
+        if getattr(type(a), "is_sparse", False) is True and not isinstance(a, _MS_TENSOR):
+            from .torch._missing import NotSupportedError, not_supported_message
+            raise NotSupportedError(not_supported_message(f"the op '{name}' on a sparse COO tensor")) from None
+
+
 def plain_args(kernel):
     """``kernel`` called with every positional adapter tensor re-classed as a
     plain ``mindspore.Tensor`` for the duration of the call.
@@ -80,6 +88,9 @@ def plain_args(kernel):
                         swapped.append(a)
                     a.__class__ = plain
             return kernel(*args, **kwargs)
+        except TypeError:
+            _refuse_sparse(args, call.__name__)
+            raise
         finally:
             if swapped is not None:
                 for a in swapped:

@@ -66,6 +66,7 @@ NAMESPACES = {
     "torch.nn.parallel": "msnb.adapter.torch.nn.parallel",
     "torch.distributed": "msnb.adapter.torch.distributed",
     "torch.jit": "msnb.adapter.torch.jit",
+    "torch.sparse": "msnb.adapter.torch.sparse",
     "torch.distributions": "msnb.adapter.torch.distributions",
     "torch.onnx": "msnb.adapter.torch.onnx",
     "torch.optim": "msnb.adapter.torch.optim",
@@ -96,6 +97,11 @@ _HOST = "computed on the host (numpy/scipy LAPACK): "
 _NO_KERNEL = "computed on the host (scipy): MindSpore 2.10 has no CPU kernel"
 _REAL = "; real floating dtypes only (complex input raises)"
 _COPY = "returns a copy, not a view: in-place writes to it do not reach the base"
+_SPARSE = ("sparse COO only (CSR/CSC/BSR/BSC raise msnb's unsupported error): indices and values are adapter "
+           "tensors, products with a dense operand run MindSpore's gather and index-add kernels (gradients to the "
+           "dense operand and to values), coalesce and to_sparse order the indices on the host (numpy); "
+           "MindSpore's COOTensor is not used; isinstance(t, torch.Tensor) is False for a sparse tensor; indices are "
+           "always range-checked; ops msnb has no sparse version of raise msnb's unsupported error")
 #: Notes of torch.linalg / torch.special names (how each is computed, what differs).
 LINALG_SPECIAL_NOTES = {
     **{f"torch.linalg.{n}": _HOST + "MindSpore 2.10's CPU MatrixInverse returns finite numbers for a singular "
@@ -188,6 +194,11 @@ PARTIAL = {
     "torch.sort": "sorts on the host (numpy, stable)",
     "torch.Tensor.sort": "sorts on the host (numpy, stable)",
     "torch.unique": "runs on the host (numpy); always sorted",
+    "torch.bincount": "counts on the host (numpy)",
+    **{n: _SPARSE for n in ("torch.sparse_coo_tensor", "torch.sparse.mm", "torch.sparse.sum", "torch.spmm",
+                            "torch.Tensor.to_sparse", "torch.Tensor.to_sparse_coo", "torch.Tensor.coalesce",
+                            "torch.Tensor.indices", "torch.Tensor.values", "torch.Tensor.to_dense")},
+    "torch.Tensor.bincount": "counts on the host (numpy)",
     "torch.nonzero": "runs on the host (numpy)",
     "torch.einsum": "no '...' and no repeated index within one operand",
     "torch.Tensor.view": "view(dtype) is not supported",

@@ -2,6 +2,10 @@
 
     python tools/public_programs/run.py --mirrors /work/.mirror [--only ID ...] [--json OUT]
 
+``--torch-python`` (or ``$MSNB_TORCH_PYTHON``) names the reference interpreter:
+it needs real torch *and* torchvision (and what the programs import, e.g.
+``requests`` for gat), which msnb's own venv does not have.
+
 ``--mirrors`` holds git directories as the search tool's ``fetch`` leaves them
 (``owner+name/repo``).  For each manifest entry the runner extracts the
 program's folder into a fresh temp directory (nothing is copied into msnb),
@@ -48,8 +52,8 @@ def extract(mirrors: Path, repo: str, path: str, dest: Path) -> Path:
         raise FileNotFoundError(f"{repo} is not under {mirrors} (fetch github:{repo} first)")
     folder = str(Path(path).parent) if len(Path(path).parts) > 1 else "."
     archive = subprocess.run(["git", f"--git-dir={gitdir}", "archive", "HEAD", folder], capture_output=True)
-    if archive.returncode != 0:  # a large data file the snapshot lacks: take the folder's Python files only
-        archive = subprocess.run(["git", f"--git-dir={gitdir}", "archive", "HEAD", f"{folder}/*.py"],
+    if archive.returncode != 0:  # a large data file the snapshot lacks: the folder's Python files and the program
+        archive = subprocess.run(["git", f"--git-dir={gitdir}", "archive", "HEAD", f"{folder}/*.py", path],
                                  capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
     return dest / path
@@ -151,7 +155,9 @@ def main(argv=None) -> int:
     p.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
     p.add_argument("--manifest", type=Path, default=MANIFEST)
     p.add_argument("--only", nargs="*", help="program ids (a trailing / or * matches a prefix)")
-    p.add_argument("--torch-python", default=sys.executable, help="interpreter with real PyTorch")
+    p.add_argument("--torch-python", default=os.environ.get("MSNB_TORCH_PYTHON", sys.executable),
+                   help="interpreter with real PyTorch and torchvision (default: $MSNB_TORCH_PYTHON, else this one; "
+                        "msnb's own venv has torch but no torchvision, and NumPy 1.26 where MindSpore needs it)")
     p.add_argument("--msnb", default=str(Path(sys.executable).with_name("msnb")), help="the msnb command")
     p.add_argument("--rtol", type=float, default=1e-4)
     p.add_argument("--json", type=Path, help="write every run's output here")

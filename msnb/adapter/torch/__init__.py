@@ -12,7 +12,8 @@ from .._ms import MS_VERSION as _MS_VERSION
 from . import _dtype
 from ._dtype import *  # noqa: F401,F403 - dtypes and promotion helpers
 from ._dtype import dtype, finfo, iinfo
-from ._device import device
+from ._device import device, get_default_device
+from ._determinism import *  # noqa: F401,F403
 from ._tensor import Size, Tensor
 from ._ops.creation import *  # noqa: F401,F403
 from ._ops.pointwise import *  # noqa: F401,F403
@@ -45,7 +46,7 @@ from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, \
     is_inference_mode_enabled
 from ._interop import cast_to_adapter_tensor, cast_to_ms_tensor, is_tensor, is_storage, numel, \
-    typename, compile, use_deterministic_algorithms, get_num_threads, set_num_threads, \
+    typename, compile, get_num_threads, set_num_threads, \
     is_nonzero, clamp_min, clamp_max, softmax, log_softmax, relu_, sigmoid_, tanh_, set_float32_matmul_precision, \
     get_float32_matmul_precision
 from . import cuda, backends, accelerator, _api_names, random, _missing
@@ -62,7 +63,8 @@ version = type("version", (), {"__version__": __version__, "cuda": None, "git_ve
 from ._legacy import *  # noqa: F401,F403 - FloatTensor, LongTensor, ...
 from ._tensor import bind_function_methods as _bind_function_methods
 _bind_function_methods(globals())
-strided = "torch.strided"
+from ._sparse_coo import layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, jagged, \
+    sparse_coo_tensor, spmm
 contiguous_format = preserve_format = channels_last = "torch.contiguous_format"
 import builtins as _b
 inf = _b.float("inf")
@@ -74,7 +76,8 @@ newaxis = None
 _LAZY = {"nn": ".nn", "optim": ".optim", "utils": ".utils", "amp": ".amp", "distributed": ".distributed",
          "multiprocessing": ".multiprocessing", "hub": ".hub", "fft": ".fft", "linalg": ".linalg",
          "special": ".special", "masked": ".masked", "signal": ".signal", "jit": ".jit", "testing": ".testing", "onnx": ".onnx",
-         "distributions": ".distributions"}
+         "distributions": ".distributions", "_C": "._C",
+         "sparse": ".sparse"}
 
 
 def __getattr__(name):

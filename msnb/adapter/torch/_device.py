@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._ms import device_target
 
-__all__ = ["device", "active_device", "parse_device"]
+__all__ = ["device", "active_device", "parse_device", "get_default_device"]
 
 
 class device:  # noqa: N801 - torch's spelling
@@ -53,6 +53,12 @@ class device:  # noqa: N801 - torch's spelling
 def active_device() -> device:
     """The device tensors report: ``npu:0`` on Ascend, else ``cpu``."""
     return device("npu", 0) if device_target() == "Ascend" else device("cpu")
+
+
+def get_default_device() -> device:
+    """msnb implementation of ``torch.get_default_device``: the device new
+    tensors are made on (msnb has one, the active device)."""
+    return active_device()
 
 
 def parse_device(d):

@@ -7,7 +7,7 @@ from . import _core
 from ._ops import pointwise as P
 
 __all__ = ["cast_to_adapter_tensor", "cast_to_ms_tensor", "is_tensor", "is_storage", "numel", "typename",
-           "compile", "use_deterministic_algorithms", "get_num_threads",
+           "compile", "get_num_threads",
            "set_num_threads", "is_nonzero", "clamp_min", "clamp_max", "softmax", "log_softmax", "relu_",
            "sigmoid_", "tanh_", "set_float32_matmul_precision", "get_float32_matmul_precision"]
 
@@ -40,8 +40,9 @@ def cast_to_ms_tensor(x):
 
 
 def is_tensor(obj):
+    from ._sparse_coo import SparseCooTensor
     from ._tensor import Tensor
-    return isinstance(obj, Tensor)
+    return isinstance(obj, (Tensor, SparseCooTensor))
 
 
 def is_storage(obj):
@@ -69,10 +70,6 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
     from ._compiled import compile as _compile
     return _compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
                     disable=disable)
-
-
-def use_deterministic_algorithms(mode, *, warn_only=False):
-    ms.set_context(deterministic="ON" if mode else "OFF")
 
 
 def get_num_threads():

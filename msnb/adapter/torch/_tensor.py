@@ -23,6 +23,7 @@ from .._ms import TensorPy, ms, set_data
 from ..graph import capture as _graph_capture
 from . import _core, _missing
 from . import _dtype as D
+from . import _sparse_coo as _sparse
 from ._device import active_device, device as _device_cls
 from ._ops import creation as C, indexing as I, linalg as L, pointwise as P, random as R, \
     reduction as Rd, shape as S
@@ -192,7 +193,8 @@ class Tensor(ms.Tensor):
     is_sparse = False
     is_quantized = False
     is_meta = False
-    layout = "torch.strided"
+    is_mps = is_xpu = is_mkldnn = is_nested = is_sparse_csr = False
+    layout = _sparse.strided
 
     def is_floating_point(self):
         return self.dtype.is_floating_point
@@ -850,6 +852,24 @@ Tensor.__ipow__ = _iop(P.pow)
 Tensor.__matmul__ = L.matmul
 Tensor.__rmatmul__ = lambda self, other: L.matmul(other, self)
 Tensor.__neg__ = P.neg
+
+
+def _or_sparse(fn, reflected):
+    """``dense <op> sparse`` is the sparse operand's reflected op (PyTorch's result layout)."""
+    def op(self, other):
+        if type(other) is _sparse.SparseCooTensor:
+            return getattr(other, reflected)(self)
+        return fn(self, other)
+    op.__name__ = fn.__name__
+    return op
+
+
+Tensor.__add__ = _or_sparse(P.add, "__radd__")
+Tensor.__sub__ = _or_sparse(P.sub, "__rsub__")
+Tensor.__mul__ = _or_sparse(P.mul, "__rmul__")
+Tensor.__matmul__ = _or_sparse(L.matmul, "__rmatmul__")
+for _name, _method in _sparse.DENSE_METHODS.items():  # sparse-only methods on a dense tensor, as in PyTorch
+    setattr(Tensor, _name, _method)
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = P.abs
 Tensor.__invert__ = lambda self: P.bitwise_not(self)

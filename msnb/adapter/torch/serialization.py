@@ -99,9 +99,26 @@ def _tensor_bytes(t):
     return _STORAGE_OF[dt], arr.tobytes(), int(arr.size)
 
 
+def _stock_dispatch() -> dict:
+    """The savers ``pickle._Pickler`` defines for the built-in types (another library, e.g. dill,
+    may have replaced or added entries in its shared ``dispatch`` table)."""
+    import types
+    P = pickle._Pickler
+    table = {type(None): "save_none", bool: "save_bool", int: "save_long", float: "save_float",
+             bytes: "save_bytes", bytearray: "save_bytearray", str: "save_str", tuple: "save_tuple",
+             list: "save_list", dict: "save_dict", set: "save_set", frozenset: "save_frozenset",
+             types.FunctionType: "save_global", type: "save_type"}
+    if hasattr(pickle, "PickleBuffer"):
+        table[pickle.PickleBuffer] = "save_picklebuffer"
+    return {t: getattr(P, name) for t, name in table.items() if hasattr(P, name)}
+
+
 class _TorchPickler(pickle._Pickler):  # pure-Python pickler: lets us write GLOBAL opcodes by name
     def __init__(self, file, records):
         super().__init__(file, protocol=2)
+        # the stock pickler's own savers only: dill (imported by mindspore.dataset) adds its savers to
+        # pickle._Pickler.dispatch, which would write dill globals that PyTorch's torch.load refuses
+        self.dispatch = _stock_dispatch()
         self._records = records  # key -> bytes
         self._refs = {}  # id(tensor) -> (tensor, _StorageRef)
 

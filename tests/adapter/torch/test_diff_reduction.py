@@ -77,6 +77,12 @@ for _n in ["argmax", "argmin"]:
         np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], np.float32))
     add(f"{_n}[int]", both(_n), lambda t, x, n=_n: (getattr(t, n)(x), getattr(t, n)(x, 0)),
         np.arange(12).reshape(3, 4)[::-1].copy())
+    # empty input (a training mask that selects no rows): PyTorch's empty result / IndexError
+    add(f"{_n}[empty rows]", both(_n), lambda t, x, n=_n: (getattr(t, n)(x, 1), getattr(x, n)(1, keepdim=True)),
+        np.zeros((0, 7), np.float32), grad=False)
+    add(f"{_n}[empty dim]", both(_n), lambda t, x, n=_n: getattr(t, n)(x, 0), np.zeros((0, 7), np.float32),
+        kind="raises")
+    add(f"{_n}[empty all]", both(_n), lambda t, x, n=_n: getattr(t, n)(x), np.zeros((0, 7), np.float32), kind="raises")
 add("max[namedtuple]", both("max"), lambda t, x: (lambda r: (r.values, r.indices, r[0]))(t.max(x, 1)), PERM)
 add("err[max-empty]", both("max"), lambda t, x: t.max(x[:0]), A, kind="raises")
 

@@ -7,6 +7,7 @@ import numpy as np
 from .. import _dtype as D
 from .._core import K, needs_grad, record, wrap, write_out
 from . import pointwise as P
+from .._sparse_coo import SparseCooTensor, sparse_matmul
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "addmm", "baddbmm", "einsum",
            "addmv", "addbmm", "addr",
@@ -27,6 +28,8 @@ def matmul(input, other, *, out=None):
     """msnb implementation of ``torch.matmul`` (1-D, 2-D and batched, with
     broadcasting).  Operands must share a dtype: PyTorch does not promote here."""
     a, b = input, other
+    if type(a) is SparseCooTensor or type(b) is SparseCooTensor:
+        return sparse_matmul(a, b)
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CPP_NAMES.get(a.dtype._name)} != "
                            f"{_CPP_NAMES.get(b.dtype._name)}")
@@ -53,6 +56,8 @@ def matmul(input, other, *, out=None):
 
 
 def mm(input, mat2, *, out=None):
+    if type(input) is SparseCooTensor or type(mat2) is SparseCooTensor:
+        return sparse_matmul(input, mat2, two_d=True)
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError("self must be a matrix")
     return matmul(input, mat2, out=out)

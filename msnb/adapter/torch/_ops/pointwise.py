@@ -136,8 +136,14 @@ def mul(input, other, *, out=None):
         record("MulBackward0", res, (a, b),
                lambda g: (sum_to(mul(g, _cj(b)), sa) if _rg(a) else None,
                           sum_to(mul(g, _cj(a)), sb) if _rg(b) else None),
-               saved=tuple(t for t in (a, b) if isinstance(t, TensorPy)))
+               saved=_saved_for((b, _rg(a)), (a, _rg(b))))
     return res if out is None else write_out(out, res)
+
+
+def _saved_for(*pairs):
+    """The operands a backward reads, as PyTorch saves them: ``(tensor, needed)`` pairs; only a
+    saved tensor is checked for in-place changes (``x * 2`` then ``x.add_(1)`` is fine)."""
+    return tuple(t for t, needed in pairs if needed and isinstance(t, TensorPy))
 
 
 def _rg(x):
@@ -172,7 +178,7 @@ def div(input, other, *, rounding_mode=None, out=None):
         record("DivBackward0", res, (a, b),
                lambda g: (sum_to(div(g, _cj(b)), sa) if _rg(a) else None,
                           sum_to(neg(div(mul(g, _cj(a)), _cj(mul(b, b)))), sb) if _rg(b) else None),
-               saved=tuple(t for t in (a, b) if isinstance(t, TensorPy)))
+               saved=_saved_for((b, True), (a, _rg(b))))
     return res if out is None else write_out(out, res)
 
 

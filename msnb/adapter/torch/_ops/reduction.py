@@ -11,7 +11,7 @@ from . import pointwise as P
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
            "std", "var", "std_mean", "var_mean", "norm", "logsumexp", "cumsum", "cumprod", "topk",
-           "sort", "argsort", "median", "count_nonzero", "dims_of", "unique", "nansum"]
+           "sort", "argsort", "median", "count_nonzero", "dims_of", "unique", "nansum", "bincount"]
 
 _MaxResult = return_types.structseq("max", ["values", "indices"])
 _MinResult = return_types.structseq("min", ["values", "indices"])
@@ -234,11 +234,23 @@ def _arg_extreme(kname, input, dim, keepdim):
     """argmax / argmin, first occurrence; a NaN counts as the extreme, as in PyTorch."""
     x = input
     if dim is None:
+        if input.numel() == 0:
+            raise IndexError(f"{kname}(): Expected reduction dim to be specified for input.numel() == 0.")
         x, d, keepdim = input.reshape(-1), 0, False
     else:
         d = dims_of(input, dim)[0]
     if x.ndim == 0:
         return wrap(K.zeros((), D.int64))
+    if x.numel() == 0:  # MindSpore's kernel fails on empty input; PyTorch returns the empty result
+        if x.shape[d] == 0:
+            raise IndexError(f"{kname}(): Expected reduction dim {d} to have non-zero size.")
+        from .creation import zeros
+        shape = list(x.shape)
+        if keepdim:
+            shape[d] = 1
+        else:
+            del shape[d]
+        return zeros(shape, dtype=D.int64)
     idx = cast(wrap(getattr(K, kname)(x, d, keepdim)), D.int64)
     if x.dtype.is_floating_point:
         nan = P.isnan(x)
@@ -456,3 +468,28 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if return_counts:
         out.append(tensor(res[-1].astype(np.int64)))
     return tuple(out)
+
+
+def bincount(input, weights=None, minlength=0):
+    """msnb implementation of ``torch.bincount`` (counted on the host with numpy).
+
+    As PyTorch: int64 counts; with ``weights`` the sums are float32 for float32
+    weights and float64 for every other weight dtype; not differentiable."""
+    import numpy as np
+    from .creation import tensor
+    if input.dim() != 1 or input.dtype.is_floating_point or input.dtype.is_complex or input.dtype is D.bool:
+        if input.dtype.is_floating_point:
+            raise NotImplementedError(f'"bincount_cpu" not implemented for \'{D._name_of(input.dtype)}\'')
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    arr = input.detach().numpy().astype(np.int64)
+    if arr.size and arr.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        return tensor(np.bincount(arr, minlength=minlength).astype(np.int64))
+    if weights.dim() != 1 or weights.shape[0] != arr.shape[0]:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    out_dtype = D.float32 if weights.dtype is D.float32 else D.float64
+    w = weights.detach().numpy().astype(np.float64)
+    return tensor(np.bincount(arr, weights=w, minlength=minlength), dtype=out_dtype)

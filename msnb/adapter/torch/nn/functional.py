@@ -369,6 +369,30 @@ def adaptive_avg_pool1d(input, output_size):
 
 # --- activations ----------------------------------------------------------------------
 
+def _grad_fn_name(name):
+    """Name the node of a composite op's result as PyTorch names its fused op's (``print(loss)`` shows
+    ``grad_fn=<NllLossBackward0>``); ``name`` is a string or ``f(args, kwargs)`` giving one (None: keep).
+    Only a node the call itself made is renamed: one an argument already carries is left alone."""
+    def wrap_fn(fn):
+        @functools.wraps(fn)
+        def named(*args, **kwargs):
+            before = [getattr(a, "_grad_fn", None) for a in (*args, *kwargs.values())]
+            out = fn(*args, **kwargs)
+            node = getattr(out, "_grad_fn", None)
+            if node is not None and not any(b is node for b in before):
+                n = name if isinstance(name, str) else name(args, kwargs)
+                if n is not None:
+                    node._name = n
+            return out
+        return named
+    return wrap_fn
+
+
+def _inplace_suffix(base, pos):
+    """``base + "1"`` for the in-place form (``inplace`` positional at ``pos`` or keyword), else ``base + "0"``."""
+    return lambda args, kwargs: base + ("1" if kwargs.get("inplace", len(args) > pos and args[pos]) else "0")
+
+
 def _maybe_inplace(input, out, inplace):
     return input.copy_(out) if inplace else out
 
@@ -386,6 +410,7 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+@_grad_fn_name("HardtanhBackward0")
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
@@ -396,11 +421,13 @@ def threshold(input, threshold, value, inplace=False):
     return _maybe_inplace(input, P.where(P.gt(input, threshold), input, value), inplace)
 
 
+@_grad_fn_name(_inplace_suffix("LeakyReluBackward", 2))
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     out = P.where(P.gt(input, 0), input, P.mul(input, negative_slope))
     return _maybe_inplace(input, out, inplace)
 
 
+@_grad_fn_name(_inplace_suffix("EluBackward", 2))
 def elu(input, alpha=1.0, inplace=False):
     out = P.where(P.gt(input, 0), input, P.mul(P.expm1(P.clamp(input, max=0.0)), alpha))
     return _maybe_inplace(input, out, inplace)
@@ -430,6 +457,7 @@ def prelu(input, weight):
     return P.where(P.gt(input, 0), input, P.mul(input, w))
 
 
+@_grad_fn_name("GeluBackward0")
 def gelu(input, approximate="none"):
     """msnb implementation of ``torch.nn.functional.gelu`` (exact erf form or tanh approximation)."""
     if approximate == "tanh":
@@ -440,10 +468,12 @@ def gelu(input, approximate="none"):
     return P.mul(P.mul(input, 0.5), P.add(P.erf(P.mul(input, 1 / math.sqrt(2.0))), 1))
 
 
+@_grad_fn_name("SiluBackward0")
 def silu(input, inplace=False):
     return _maybe_inplace(input, P.mul(input, P.sigmoid(input)), inplace)
 
 
+@_grad_fn_name("MishBackward0")
 def mish(input, inplace=False):
     return _maybe_inplace(input, P.mul(input, P.tanh(softplus(input))), inplace)
 
@@ -464,6 +494,7 @@ def hardsigmoid(input, inplace=False):
     return _maybe_inplace(input, P.div(P.clamp(P.add(input, 3), 0.0, 6.0), 6), inplace)
 
 
+@_grad_fn_name("HardswishBackward0")
 def hardswish(input, inplace=False):
     return _maybe_inplace(input, P.mul(input, P.div(P.clamp(P.add(input, 3), 0.0, 6.0), 6)), inplace)
 
@@ -484,6 +515,7 @@ def softshrink(input, lambd=0.5):
     return P.where(P.gt(input, lambd), P.sub(input, lambd), P.where(P.lt(input, -lambd), P.add(input, lambd), 0.0))
 
 
+@_grad_fn_name("GluBackward0")
 def glu(input, dim=-1):
     if input.shape[dim] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.ndim} is size "
@@ -493,6 +525,7 @@ def glu(input, dim=-1):
     return P.mul(a, P.sigmoid(b))
 
 
+@_grad_fn_name("SoftplusBackward0")
 def softplus(input, beta=1.0, threshold=20.0):
     scaled = P.mul(input, beta)
     soft = P.div(P.log1p(P.exp(P.clamp(scaled, max=threshold))), beta)
@@ -679,6 +712,22 @@ def _reduce(loss, reduction):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+def _nll_name(args, kwargs):
+    inp = args[0] if args else kwargs.get("input")
+    return "NllLoss2DBackward0" if getattr(inp, "ndim", 0) == 4 else "NllLossBackward0" \
+        if getattr(inp, "ndim", 0) <= 2 else None
+
+
+def _ce_name(args, kwargs):
+    """Class-index targets without label smoothing: PyTorch's cross_entropy ends in nll_loss."""
+    target = args[1] if len(args) > 1 else kwargs.get("target")
+    smoothing = args[7] if len(args) > 7 else kwargs.get("label_smoothing", 0.0)
+    if smoothing or getattr(target, "dtype", None) is None or target.dtype.is_floating_point:
+        return None
+    return _nll_name(args, kwargs)
+
+
+@_grad_fn_name(_nll_name)
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """msnb implementation of ``torch.nn.functional.nll_loss``."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -708,6 +757,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return _reduce(loss, reduction)
 
 
+@_grad_fn_name(_ce_name)
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """msnb implementation of ``torch.nn.functional.cross_entropy``: class indices or
@@ -765,6 +815,7 @@ def _check_same_size(input, target, name):
                       "Please ensure they have the same size.", stacklevel=3)
 
 
+@_grad_fn_name("MseLossBackward0")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """msnb implementation of ``torch.nn.functional.mse_loss``."""
     _check_same_size(input, target, "mse_loss")
@@ -784,6 +835,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduce(loss, _legacy_reduction(size_average, reduce, reduction))
 
 
+@_grad_fn_name("SmoothL1LossBackward0")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """msnb implementation of ``torch.nn.functional.smooth_l1_loss``."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -794,6 +846,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _reduce(loss, reduction)
 
 
+@_grad_fn_name("HuberLossBackward0")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """msnb implementation of ``torch.nn.functional.huber_loss``."""
     d = P.abs(P.sub(input, target))
@@ -803,6 +856,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _reduce(loss, reduction)
 
 
+@_grad_fn_name("BinaryCrossEntropyBackward0")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """msnb implementation of ``torch.nn.functional.binary_cross_entropy`` (logs clamped at -100)."""
     if tuple(target.shape) != tuple(input.shape):
@@ -816,6 +870,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _reduce(loss, _legacy_reduction(size_average, reduce, reduction))
 
 
+@_grad_fn_name("BinaryCrossEntropyWithLogitsBackward0")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """msnb implementation of ``torch.nn.functional.binary_cross_entropy_with_logits``."""
@@ -845,6 +900,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 # --- normalisation ----------------------------------------------------------------------
 
+@_grad_fn_name("NativeBatchNormBackward0")
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-05):
     """msnb implementation of ``torch.nn.functional.batch_norm`` (updates running stats in place)."""
@@ -872,6 +928,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return P.add(P.mul(input, scale.reshape(shape)), shift.reshape(shape))
 
 
+@_grad_fn_name("NativeLayerNormBackward0")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """msnb implementation of ``torch.nn.functional.layer_norm``."""
     ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
@@ -919,6 +976,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 
 # --- embedding and tensor utilities -----------------------------------------------------
 
+@_grad_fn_name("EmbeddingBackward0")
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """msnb implementation of ``torch.nn.functional.embedding`` (no gradient reaches the

@@ -83,6 +83,9 @@ def test_like_and_normal_overloads(seed):
     same(lambda t: t.normal(1.5, t.tensor(x)), seed)
     same(lambda t: t.normal(0.5, 3.0, (6, 7)), seed)
     same(lambda t: t.normal(0.5, 3.0, size=(3,), dtype=t.float64), seed)
+    same(lambda t: t.randn(size=(2, 9)), seed)  # d2l writes torch.randn(size=...)
+    same(lambda t: t.rand(size=[17], dtype=t.float64), seed)
+    same(lambda t: t.randn(size=()), seed)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
