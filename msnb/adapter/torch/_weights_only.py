@@ -24,6 +24,8 @@ holds).
 
 from __future__ import annotations
 
+import _compat_pickle
+
 import _codecs
 import collections
 import struct
@@ -223,6 +225,11 @@ class WeightsUnpickler:
             elif key == 0x63:  # GLOBAL
                 module = self._line()
                 name = self._line()
+                # protocol 2 (torch.save's) writes Python 2 names (``__builtin__ set``): map them, as PyTorch does
+                if (module, name) in _compat_pickle.NAME_MAPPING:
+                    module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+                elif module in _compat_pickle.IMPORT_MAPPING:
+                    module = _compat_pickle.IMPORT_MAPPING[module]
                 push(self._global(module, name))
             elif key == 0x93:  # STACK_GLOBAL
                 name, module = pop("STACK_GLOBAL"), pop("STACK_GLOBAL")

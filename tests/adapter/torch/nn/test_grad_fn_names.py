@@ -72,3 +72,4 @@ def test_product_saves_only_what_its_gradient_reads():
         x.add_(1)
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             y.sum().backward()
+

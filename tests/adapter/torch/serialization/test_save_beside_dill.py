@@ -41,3 +41,14 @@ def test_checkpoint_names_no_dill_global_and_real_torch_reads_it(tmp_path):
     back = real.load(path, weights_only=False)
     assert back["kind"] is type(None) and back["fn"] is len and back["nested"] == [(1.5, "a"), {None}]
     assert real.equal(back["w"], real.ones(2, 3))
+
+
+def test_whole_module_loads_back_under_safe_globals(tmp_path):
+    """``torch.save(model)`` then ``torch.load`` with the model's classes in ``safe_globals``
+    (word_language_model): protocol 2's ``__builtin__ set`` is Python 3's ``builtins.set``."""
+    import msnb.adapter.torch as mt
+    path = tmp_path / "model.pt"
+    mt.save(mt.nn.Sequential(mt.nn.Linear(2, 2), mt.nn.Dropout(0.1)), path)
+    with mt.serialization.safe_globals([mt.nn.Sequential, mt.nn.Linear, mt.nn.Dropout]):
+        back = mt.load(path)
+    assert isinstance(back, mt.nn.Sequential) and tuple(back[0].weight.shape) == (2, 2) and back[1].p == 0.1

@@ -110,6 +110,11 @@ class RNNBase(Module):
     def all_weights(self):
         return [[getattr(self, n) for n in names] for names in self._all_weights]
 
+    def flatten_parameters(self):
+        """msnb implementation of ``RNNBase.flatten_parameters``: PyTorch packs the weights into one
+        buffer for cuDNN only; off CUDA (as on msnb's devices) it returns without changing anything."""
+        return None
+
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
         if self.proj_size != 0:
