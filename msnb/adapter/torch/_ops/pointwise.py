@@ -424,6 +424,8 @@ def _select_grad(name, kname, pick_a):
     def op(input, other, *, out=None):
         kernel = getattr(K, kname)
         a, b, rt = binary_operands(input, other)
+        if rt is D.bool:  # MindSpore's CPU Maximum/Minimum have no bool kernel: max is or, min is and
+            return write_out(out, (logical_or if kname == "maximum" else logical_and)(a, b))
         res = _call2(kernel, a, b, rt)
         if rt.is_floating_point:
             # MindSpore's kernels return the number where PyTorch propagates NaN

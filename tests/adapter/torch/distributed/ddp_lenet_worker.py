@@ -20,6 +20,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), *[os
 from torch_train import LeNet  # noqa: E402
 
 
+def _graphs_compiled():
+    """How many graphs msnb's graph mode compiled in this worker (0 in PyNative)."""
+    from msnb.adapter import graph
+    return graph.stats()["graphs"]
+
+
 def main(out_dir, steps=10, per_rank=4):
     dist.init_process_group("nccl")
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -55,7 +61,8 @@ def main(out_dir, steps=10, per_rank=4):
     dist.all_gather(gathered, local)
     facts = {"rank": rank, "worst_rel": worst, "keys": list(ddp.state_dict())[:2],
              "module_is_model": ddp.module is model,
-             "no_sync_ranks_differ": not torch.equal(gathered[0], gathered[1])}
+             "no_sync_ranks_differ": not torch.equal(gathered[0], gathered[1]),
+             "graphs_compiled": _graphs_compiled()}
     with open(os.path.join(out_dir, f"rank{rank}.json"), "w") as f:
         json.dump(facts, f)
     dist.destroy_process_group()

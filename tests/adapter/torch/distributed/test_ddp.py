@@ -30,3 +30,10 @@ def test_ddp_wrapper_keeps_pytorch_names(ranks):
 def test_no_sync_leaves_each_rank_its_own_gradients(ranks):
     for r in ranks:
         assert r["no_sync_ranks_differ"]
+
+
+def test_ddp_in_graph_mode_matches_single_process_training(tmp_path_factory):
+    """``--mode graph`` on every worker: the compiled steps still average gradients across ranks."""
+    for r in ranks_of("ddp_lenet_worker.py", tmp_path_factory, exec_options=("--mode", "graph")):
+        assert r["worst_rel"] < 1e-5, r
+        assert r["graphs_compiled"] > 0, r
