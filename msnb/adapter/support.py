@@ -85,8 +85,6 @@ NAMESPACES = {
     "torch.nn.utils.parametrize": "msnb.adapter.torch.nn.utils.parametrize",
     "torch.multiprocessing": "msnb.adapter.torch.multiprocessing",
     "torch.backends": "msnb.adapter.torch.backends",
-    "torch.backends.cudnn": "msnb.adapter.torch.backends.cudnn",
-    "torch.backends.cuda": "msnb.adapter.torch.backends.cuda",
     "torch.backends.mps": "msnb.adapter.torch.backends.mps",
     "torch.random": "msnb.adapter.torch.random",
     "torch.serialization": "msnb.adapter.torch.serialization",

@@ -14,8 +14,6 @@ EXPECTED_FAILURES = {
     'lu:function:float32': 'NotSupportedError: torch.lu is not supported by msnb yet',
     'lu:method:float32': 'NotSupportedError: torch.Tensor.lu is not supported by msnb yet',
     'lu:function:float64': 'NotSupportedError: torch.lu is not supported by msnb yet',
-    'min.binary:function:bool': 'TypeError: Select CPU operator[Minimum] fail! Unsupported data type!',
-    'minimum:function:bool': 'TypeError: Select CPU operator[Minimum] fail! Unsupported data type!',
     'as_strided.partial_views:function:float32': 'output 0: values differ at (0, 0): msnb 3.611605167388916 torch -8.478373527526855 (4 of 4)',
     'as_strided.partial_views:method:float32': 'output 0: values differ at (0, 0): msnb 3.611605167388916 torch -8.478373527526855 (4 of 4)',
     'as_strided_scatter:function:float32': 'grad: gradient of input 0: values differ at (0,): msnb 0.0 torch 0.1257302165031433 (1 of 1)',
