@@ -786,7 +786,7 @@ _INPLACE = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainde
             "nan_to_num", "maximum", "minimum", "atan2", "asin", "acos", "atan", "sinh", "cosh", "tril",
             "triu", "t", "transpose", "squeeze", "unsqueeze", "mul", "multiply", "divide", "subtract",
             "negative", "absolute", "hypot", "xlogy", "float_power", "exp2", "addmm", "baddbmm"]
-_SHAPE_CHANGING = {"t", "transpose", "squeeze", "unsqueeze"}
+_SHAPE_CHANGING = {"t", "transpose", "squeeze", "unsqueeze", "swapaxes", "swapdims", "as_strided"}
 
 
 def _make_inplace(name):

@@ -9,12 +9,15 @@ __all__ = ["stft"]
 
 
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
-         normalized=False, onesided=None, return_complex=None):
+         normalized=False, onesided=None, return_complex=None, align_to_window=None):
     """msnb implementation of ``torch.stft``: windowed frames (``Tensor.unfold``) through ``rfft`` / ``fft``,
     differentiable through both."""
     from . import shape as S
     from .complex import view_as_real
     from .positions import unfold
+    if align_to_window:
+        from .._missing import NotSupportedError, not_supported_message
+        raise NotSupportedError(not_supported_message("torch.stft(align_to_window=True)"))
     if return_complex is None:
         raise RuntimeError("stft requires the return_complex parameter be given for real inputs, and will further "
                            "require that return_complex=True in a future PyTorch release.")

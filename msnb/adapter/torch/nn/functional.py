@@ -1362,6 +1362,17 @@ from ._functional_nd import *  # noqa: E402,F401,F403 - 3-d / adaptive max pooli
 from ._functional_nd import __all__ as _nd_all  # noqa: E402
 from ._functional_misc import *  # noqa: E402,F401,F403 - embedding_bag, unpooling, fractional pooling, ...
 from ._functional_misc import __all__ as _misc_all  # noqa: E402
+from ._functional_misc import _POOLS as _POOLS_WITH_INDICES  # noqa: E402
+
+
+def _sign_with_indices():
+    """``max_pool2d_with_indices`` & co. show their pooling function's signature, as in PyTorch."""
+    import inspect
+    for name in _POOLS_WITH_INDICES:
+        globals()[name + "_with_indices"].__signature__ = inspect.signature(globals()[name])
+
+
+_sign_with_indices()
 
 __all__ += _more_all + _nd_all + _misc_all
 
