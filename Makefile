@@ -8,6 +8,8 @@ VENV := .venv
 STAMP := $(VENV)/.msnb-installed
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 HOST ?= 127.0.0.1
+# pytest workers: the suite runs on two (--dist loadscope keeps each file on one worker)
+TEST_WORKERS ?= 2
 VENV_PATH := PATH=$(abspath $(VENV))/bin:$$PATH
 LABEXT := msnb/labextension/package.json
 LABEXT_SRC := $(wildcard labextension/src/*.ts labextension/schema/*.json labextension/style/*) \
@@ -21,7 +23,7 @@ run: $(STAMP) $(LABEXT)
 
 test: $(STAMP) $(LABEXT) browser
 	cd labextension && npx jest
-	GLOG_v=3 $(VENV)/bin/python -m pytest
+	GLOG_v=3 $(VENV)/bin/python -m pytest -n $(TEST_WORKERS) --dist loadscope
 
 browser:
 	bash .ci/install-browser.sh

@@ -18,10 +18,13 @@ from ._cases import all_cases
 from .expected_failures import EXPECTED_FAILURES
 
 CASES = all_cases()
+# ``make test`` runs pytest on two workers with ``--dist loadscope``, which keeps
+# a test class on one worker: the replay is dealt round-robin into classes so
+# the workers share it, while each other file stays whole on one worker
+SHARDS = 8
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.key for c in CASES])
-def test_replay(case):
+def _replay(case):
     out = opinfo.run_case(case, limit=opinfo.suite_limit(case))
     reason = EXPECTED_FAILURES.get(case.key)
     if reason is None:
@@ -29,3 +32,17 @@ def test_replay(case):
     else:
         assert not out.ok, (f"{case.key} passes now: remove it from tests/adapter/opinfo/expected_failures.py "
                             f"(listed as: {reason})")
+
+
+def _shard(k):
+    cases = CASES[k::SHARDS]
+
+    def test_replay(self, case):
+        _replay(case)
+
+    test = pytest.mark.parametrize("case", cases, ids=[c.key for c in cases])(test_replay)
+    return type(f"TestReplayShard{k}", (), {"test_replay": test, "__doc__": f"Cases {k}, {k} + {SHARDS}, ..."})
+
+
+for _k in range(SHARDS):
+    globals()[f"TestReplayShard{_k}"] = _shard(_k)
