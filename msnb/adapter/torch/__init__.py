@@ -66,6 +66,7 @@ _bind_function_methods(globals())
 from ._sparse_coo import layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, jagged, \
     sparse_coo_tensor, spmm
 contiguous_format = preserve_format = channels_last = "torch.contiguous_format"
+from .func import vmap
 import builtins as _b
 inf = _b.float("inf")
 nan = _b.float("nan")
@@ -77,7 +78,7 @@ _LAZY = {"nn": ".nn", "optim": ".optim", "utils": ".utils", "amp": ".amp", "dist
          "multiprocessing": ".multiprocessing", "hub": ".hub", "fft": ".fft", "linalg": ".linalg",
          "special": ".special", "masked": ".masked", "signal": ".signal", "jit": ".jit", "testing": ".testing", "onnx": ".onnx",
          "distributions": ".distributions", "_C": "._C",
-         "sparse": ".sparse"}
+         "sparse": ".sparse", "func": ".func"}
 
 
 def __getattr__(name):
