@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-__all__ = ["set_logs", "ARTIFACTS"]
+__all__ = ["set_logs"]
 
 #: level arguments -> the Python loggers they set
 _LOGGERS = {"dynamo": "torch._dynamo", "aot": "torch._functorch.aot_autograd", "autograd": "torch.autograd",

@@ -18,8 +18,7 @@ import os
 import threading
 import time
 
-__all__ = ["profile", "record_function", "EventList", "FunctionEvent", "FunctionEventAvg", "format_time",
-           "format_memory", "active"]
+__all__ = ["profile", "record_function", "EventList", "FunctionEvent"]
 
 #: the profiles now recording (kernels are wrapped while this is non-empty)
 _ACTIVE: list = []

@@ -17,6 +17,7 @@ msnb checks and raises :class:`NotSupportedError` instead."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from .._missing import NotSupportedError
@@ -26,8 +27,19 @@ from ..autograd.grad_mode import STATE, enable_grad
 from ..autograd.graph import AccumulateGrad
 from . import _pytree as P
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "enter", "Unwrapper",
+__all__ = ["transform", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "enter", "Unwrapper",
            "forward_products", "check_argnums"]
+
+
+@contextlib.contextmanager
+def transform(kind="grad"):
+    """Marks a torch.func transform as running (custom Functions follow its rules inside)."""
+    from ..autograd.function import TRANSFORMS
+    TRANSFORMS[kind] += 1
+    try:
+        yield
+    finally:
+        TRANSFORMS[kind] -= 1
 
 
 def _zeros_like(t):
@@ -223,7 +235,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         nums = check_argnums(argnums, len(args))
         own = set()
         args, flat, specs = _enter_args(args, nums, own)
-        with enable_grad():
+        with enable_grad(), transform():
             out, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value(f)(*args)")
             if not isinstance(out, Tensor):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(out)}")
@@ -266,7 +278,7 @@ def vjp(func, *primals, has_aux=False):
     keep = STATE.enabled
     own = set()
     args, flat, specs = _enter_args(primals, range(len(primals)), own)
-    with enable_grad():
+    with enable_grad(), transform():
         out, aux = _split_aux(func(*args), has_aux, "vjp(f, *primals)")
     outs, out_spec = _tensor_outputs(out, "vjp(f, *primals)")
     inputs = [t for leaves in flat for t in leaves]
@@ -309,7 +321,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     keep = STATE.enabled
     own = set()
     args, flat, _ = _enter_args(primals, range(len(primals)), own)
-    with enable_grad():
+    with enable_grad(), transform():
         out, aux = _split_aux(func(*args), has_aux, "jvp(f, primals, tangents)")
         outs, out_spec = _tensor_outputs(out, "jvp(f, primals, tangents)")
         inputs = [t for leaves in flat for t in leaves]
@@ -343,7 +355,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         nums = check_argnums(argnums, len(args))
         own = set()
         args, flat, specs = _enter_args(args, nums, own)
-        with enable_grad():
+        with enable_grad(), transform():
             out, aux = _split_aux(func(*args, **kwargs), has_aux, "vjp(f, *primals)")
             outs, out_spec = _tensor_outputs(out, "vjp(f, *primals)")
             inputs = [t for leaves in flat for t in leaves]
@@ -377,7 +389,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         nums = check_argnums(argnums, len(args))
         own = set()
         args, flat, specs = _enter_args(args, nums, own)
-        with enable_grad():
+        with enable_grad(), transform():
             out, aux = _split_aux(func(*args, **kwargs), has_aux, "jvp(f, primals, tangents)")
             outs, out_spec = _tensor_outputs(out, "jvp(f, primals, tangents)")
             inputs = [t for leaves in flat for t in leaves]

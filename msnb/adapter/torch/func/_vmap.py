@@ -130,7 +130,8 @@ def _run(func, in_dims, out_dims, randomness, args, kwargs):
     name = _name(func)
     leaves, spec, dims, size = _in_dims(func, in_dims, args)
     results = []
-    with _Randomness(randomness) as policy:
+    from ._transforms import transform
+    with _Randomness(randomness) as policy, transform("vmap"):
         for i in range(size) if size else (None,):
             results.append(func(*P.unflatten(_sample(leaves, dims, i), spec), **kwargs))
             policy.next_sample()
