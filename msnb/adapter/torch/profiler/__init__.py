@@ -23,9 +23,9 @@ class ProfilerActivity(enum.Enum):
 
     CPU = 0
     XPU = 1
-    MTIA = 2
-    CUDA = 3
-    HPU = 4
+    MTIA = 4
+    CUDA = 2
+    HPU = 3
     PrivateUse1 = 5
 
     def __repr__(self):
@@ -191,8 +191,7 @@ class profile:  # noqa: N801 - PyTorch's spelling
     # --- results ------------------------------------------------------------------------
     def _results(self):
         if self._last is None:
-            raise RuntimeError("Profiler didn't finish running" if self._prof is not None else
-                               "Profiler must be initialized before getting the results")
+            raise AssertionError("Profiler must be initialized before getting key averages")
         return self._last
 
     def events(self) -> EventList:

@@ -100,12 +100,16 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, chec
         close = _isclose(an, en, rtol, atol, equal_nan)
     if close.all():
         return
-    kind = "equal" if exact else "close"
+    if rtol == 0 and atol == 0:  # PyTorch words a zero-tolerance comparison as equality
+        exact_words = True
+    else:
+        exact_words = exact
+    kind = "equal" if exact_words else "close"
     if a.dim() == 0:  # PyTorch reports a 0-d mismatch as scalars
         av, ev = an.item(), en.item()
         diff = abs(av - ev)
         rel = diff / abs(ev) if ev else math.inf
-        tail = ("", "") if exact else (f" (up to {atol} allowed)", f" (up to {rtol} allowed)")
+        tail = ("", "") if exact_words else (f" (up to {atol} allowed)", f" (up to {rtol} allowed)")
         raise _Mismatch(f"Scalars are not {kind}!\n\nExpected {ev} but got {av}.\nAbsolute difference: {diff}{tail[0]}\n"
                         f"Relative difference: {rel}{tail[1]}")
     n_bad, n = int((~close).sum()), close.size
@@ -124,7 +128,7 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, chec
     lines = [f"Tensor-likes are not {kind}!", "", f"Mismatched elements: {n_bad} / {n} ({100 * n_bad / n:.1f}%)"]
     abs_s = f"Greatest absolute difference: {max_abs} at index {_fmt_index(i_abs, shape)}"
     rel_s = f"Greatest relative difference: {max_rel} at index {_fmt_index(i_rel, shape)}"
-    if not exact:
+    if not exact_words:
         abs_s += f" (up to {atol} allowed)"
         rel_s += f" (up to {rtol} allowed)"
     raise _Mismatch("\n".join(lines + [abs_s, rel_s]))

@@ -83,10 +83,12 @@ class Compare:
             subs = list(dict.fromkeys(m.task_spec.sub_label for m in ms if m.task_spec.num_threads == t))
             rows.append((t, [(sub, [cell.get((t, sub, c)) for c in cols]) for sub in subs]))
         texts = {id(m): value(m) for m in ms}
-        name_w = max([len(str(sub or "")) for _, rs in rows for sub, _ in rs] + [1]) + 8
-        col_w = [max([len(str(c or ""))] + [len(texts[id(m)]) for m in ms if m.task_spec.description == c]) + 2
+        label_w = max([len(str(sub or "")) for _, rs in rows for sub, _ in rs] + [1])
+        col_w = [max([len(str(c or ""))] + [len(texts[id(m)]) for m in ms if m.task_spec.description == c]) + 4
                  for c in cols]
-        header = " " * name_w + "|" + "|".join(str(c or "").center(w) for c, w in zip(cols, col_w))
+        # every column is padded by two on both sides; the line then drops the last column's right padding
+        header = " " * (label_w + 8) + "|" + "|".join(str(c or "").center(w) for c, w in zip(cols, col_w))
+        header = header[:-2]
         width = len(header)
         title = f" {label} " if label else ""
         out = ["[" + title.center(width - 2, "-") + "]", header]
@@ -103,7 +105,7 @@ class Compare:
                         color = _BEST if m.median == best.get(id(m), (None,))[0] else ""
                         padded = padded.replace(text, f"{color}{text}{_END}") if color else padded
                     parts.append(padded)
-                out.append(f"      {str(sub or ''):<{name_w - 6}}|" + "|".join(parts))
+                out.append((f"      {str(sub or ''):<{label_w}}  |" + "|".join(parts))[:-2])
         out += ["", f"Times are in {unit_to_english(unit)}s ({unit}).", ""]
         return "\n".join(out)
 
