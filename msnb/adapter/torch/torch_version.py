@@ -10,10 +10,8 @@ class TorchVersion(str):
     """A version string comparable with ``"2.0"``, ``(2, 0)`` or ``packaging.version.Version``."""
 
     def _cmp(self, other):
-        from packaging.version import InvalidVersion, Version
-        if isinstance(other, Version):
-            theirs = other
-        elif isinstance(other, (tuple, list)):
+        from packaging.version import InvalidVersion, Version  # a Version object is not compared, as in PyTorch
+        if isinstance(other, (tuple, list)):
             theirs = Version(".".join(str(p) for p in other))
         elif isinstance(other, str):
             try:
@@ -21,21 +19,25 @@ class TorchVersion(str):
             except InvalidVersion:
                 raise InvalidVersion(f"Invalid version: '{other}'") from None
         else:
-            raise TypeError(f"cannot compare a TorchVersion with {type(other).__name__}")
+            return None
         mine = Version(str(self))
         return (mine > theirs) - (mine < theirs)
 
     def __lt__(self, other):
-        return self._cmp(other) < 0
+        c = self._cmp(other)
+        return NotImplemented if c is None else c < 0
 
     def __le__(self, other):
-        return self._cmp(other) <= 0
+        c = self._cmp(other)
+        return NotImplemented if c is None else c <= 0
 
     def __gt__(self, other):
-        return self._cmp(other) > 0
+        c = self._cmp(other)
+        return NotImplemented if c is None else c > 0
 
     def __ge__(self, other):
-        return self._cmp(other) >= 0
+        c = self._cmp(other)
+        return NotImplemented if c is None else c >= 0
 
     def __eq__(self, other):
         if isinstance(other, str) and not isinstance(other, TorchVersion):

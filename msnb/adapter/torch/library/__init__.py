@@ -133,6 +133,14 @@ def custom_op(name, fn=None, /, *, mutates_args, device_types=None, schema=None,
     """msnb implementation of ``torch.library.custom_op``."""
     def make(f):
         sig = inspect.signature(f)
+        for p in list(sig.parameters.values()) + [None]:
+            ann = sig.return_annotation if p is None else p.annotation
+            if isinstance(ann, str):  # ``from __future__ import annotations``: resolved as PyTorch does
+                try:
+                    eval(ann, f.__globals__)  # noqa: S307 - the user's own annotation text
+                except Exception:  # noqa: BLE001
+                    raise ValueError(f"infer_schema(func): Unsupported type annotation {ann}. It is not a type. "
+                                     f"Got func with signature {sig})") from None
         for p in sig.parameters.values():
             if p.annotation is inspect.Parameter.empty:
                 raise ValueError(f"infer_schema(func): Parameter {p.name} must have a type annotation. Got func "
