@@ -19,6 +19,7 @@ def _shape(text):
     """A printed summary with numbers and addresses masked: its layout."""
     text = re.sub(r"0x[0-9a-f]+", "ADDR", text)
     text = re.sub(r"\d+(\.\d+)?", "N", text)
+    text = re.sub(r"(nano|micro|milli)?seconds", "UNITS", text)  # the unit follows the measured (loaded) time
     return re.sub(r"\b(ns|us|ms|s)\b", "UNIT", text)
 
 
