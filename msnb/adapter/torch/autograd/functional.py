@@ -117,28 +117,9 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 def _jac(outs, xs, create_graph, strict, forward):
     """``J[i][j]``: d outs[i] / d xs[j], shaped ``outs[i].shape + xs[j].shape``."""
-    from .._ops.creation import eye, zeros, zeros_like
-    from .._ops.shape import stack
-    from ..func._transforms import forward_products
-    if forward:
-        sets, owner = [], []
-        for k, x in enumerate(xs):
-            e = eye(x.numel(), dtype=x.dtype)
-            for j in range(x.numel()):
-                sets.append([e[j].reshape(x.shape) if i == k else zeros_like(y) for i, y in enumerate(xs)])
-                owner.append(k)
-        rows = forward_products(outs, xs, sets)
-        return tuple(tuple(stack([rows[s][m] for s in range(len(sets)) if owner[s] == k], dim=-1).reshape(
-            tuple(o.shape) + tuple(x.shape)) if x.numel() else zeros(tuple(o.shape) + tuple(x.shape), dtype=o.dtype)
-            for k, x in enumerate(xs)) for m, o in enumerate(outs))
-    jac = []
-    for i, o in enumerate(outs):
-        n = o.numel()
-        e = eye(n, dtype=o.dtype) if n else None
-        rows = [_grad([o], xs, [e[j].reshape(o.shape)], create_graph, strict) for j in range(n)]
-        jac.append(tuple(stack([r[k] for r in rows]).reshape(tuple(o.shape) + tuple(x.shape)) if n
-                         else zeros(tuple(o.shape) + tuple(x.shape), dtype=x.dtype) for k, x in enumerate(xs)))
-    return tuple(jac)
+    from ..func._transforms import jacobian_blocks
+    return tuple(tuple(row) for row in jacobian_blocks(
+        outs, xs, forward, vjp=lambda o, e: _grad([o], xs, [e], create_graph, strict)))
 
 
 def _nest(jac, out_tuple, in_tuple, create_graph):

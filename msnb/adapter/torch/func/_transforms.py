@@ -28,7 +28,7 @@ from ..autograd.graph import AccumulateGrad
 from . import _pytree as P
 
 __all__ = ["transform", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "enter", "Unwrapper",
-           "forward_products", "check_argnums"]
+           "forward_products", "check_argnums", "jacobian_blocks"]
 
 
 @contextlib.contextmanager
@@ -343,78 +343,71 @@ def _jacobian_tree(out_spec, per_out, flat, specs, argnums):
     return P.unflatten([_pack(_split(j, flat), specs, argnums) for j in per_out], out_spec)
 
 
-def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
-    """msnb implementation of ``torch.func.jacrev`` (one vjp per output element)."""
-    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
-        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+def jacobian_blocks(outs, inputs, forward, vjp=None):
+    """``J[m][k]``: d ``outs[m]`` / d ``inputs[k]``, shaped ``outs[m].shape + inputs[k].shape``;
+    by one vjp per output element (``vjp(out, cotangent)``), or ``forward``: one jvp per input element."""
+    from .._ops.creation import zeros
+    from .._ops.shape import stack
+    if forward:
+        sets, owner = [], []
+        for k, x in enumerate(inputs):
+            for e in _basis(x):
+                sets.append([e if i == k else _zeros_like(y) for i, y in enumerate(inputs)])
+                owner.append(k)
+        rows = forward_products(outs, inputs, sets)
+
+        def block(m, k):
+            cols = [rows[s][m] for s in range(len(sets)) if owner[s] == k]
+            return stack(cols, dim=-1) if cols else None
+    else:
+        vjp = vjp or (lambda o, e: _grads([o], inputs, [e]))
+        per_out = [[vjp(o, e) for e in _basis(o)] for o in outs]
+
+        def block(m, k):
+            return stack([r[k] for r in per_out[m]]) if per_out[m] else None
+    out = []
+    for m, o in enumerate(outs):
+        row = []
+        for k, x in enumerate(inputs):
+            shape = tuple(o.shape) + tuple(x.shape)
+            b = block(m, k)
+            row.append(b.reshape(shape) if b is not None else zeros(shape, dtype=(o if forward else x).dtype))
+        out.append(row)
+    return out
+
+
+def _jacobian_transform(func, argnums, has_aux, forward):
+    who = "jvp(f, primals, tangents)" if forward else "vjp(f, *primals)"
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        from .._ops.shape import stack
         keep = STATE.enabled
         nums = check_argnums(argnums, len(args))
         own = set()
         args, flat, specs = _enter_args(args, nums, own)
         with enable_grad(), transform():
-            out, aux = _split_aux(func(*args, **kwargs), has_aux, "vjp(f, *primals)")
-            outs, out_spec = _tensor_outputs(out, "vjp(f, *primals)")
-            inputs = [t for leaves in flat for t in leaves]
-            per_out = []
-            for o in outs:
-                rows = [_grads([o], inputs, [e]) for e in _basis(o)]
-                jac = []
-                for k, x in enumerate(inputs):
-                    if rows:
-                        jac.append(stack([r[k] for r in rows]).reshape(tuple(o.shape) + tuple(x.shape)))
-                    else:
-                        from .._ops.creation import zeros
-                        jac.append(zeros(tuple(o.shape) + tuple(x.shape), dtype=x.dtype))
-                per_out.append(jac)
+            out, aux = _split_aux(func(*args, **kwargs), has_aux, who)
+            outs, out_spec = _tensor_outputs(out, who)
+            per_out = jacobian_blocks(outs, [t for leaves in flat for t in leaves], forward)
         un = Unwrapper(own, keep)
         res = un(_jacobian_tree(out_spec, per_out, flat, specs, argnums))
         return (res, un(aux)) if has_aux else res
 
     return wrapper
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    """msnb implementation of ``torch.func.jacrev`` (one vjp per output element)."""
+    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+    return _jacobian_transform(func, argnums, has_aux, forward=False)
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """msnb implementation of ``torch.func.jacfwd`` (one jvp per input element)."""
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}")
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        from .._ops.shape import stack
-        keep = STATE.enabled
-        nums = check_argnums(argnums, len(args))
-        own = set()
-        args, flat, specs = _enter_args(args, nums, own)
-        with enable_grad(), transform():
-            out, aux = _split_aux(func(*args, **kwargs), has_aux, "jvp(f, primals, tangents)")
-            outs, out_spec = _tensor_outputs(out, "jvp(f, primals, tangents)")
-            inputs = [t for leaves in flat for t in leaves]
-            sets, owner = [], []
-            for k, x in enumerate(inputs):
-                for e in _basis(x):
-                    sets.append([e if i == k else _zeros_like(y) for i, y in enumerate(inputs)])
-                    owner.append(k)
-            rows = forward_products(outs, inputs, sets)
-            per_out = []
-            for m, o in enumerate(outs):
-                jac = []
-                for k, x in enumerate(inputs):
-                    cols = [rows[s][m] for s in range(len(sets)) if owner[s] == k]
-                    if cols:
-                        jac.append(stack(cols, dim=-1).reshape(tuple(o.shape) + tuple(x.shape)))
-                    else:
-                        from .._ops.creation import zeros
-                        jac.append(zeros(tuple(o.shape) + tuple(x.shape), dtype=o.dtype))
-                per_out.append(jac)
-        un = Unwrapper(own, keep)
-        res = un(_jacobian_tree(out_spec, per_out, flat, specs, argnums))
-        return (res, un(aux)) if has_aux else res
-
-    return wrapper
+    return _jacobian_transform(func, argnums, has_aux, forward=True)
 
 
 def hessian(func, argnums=0):
