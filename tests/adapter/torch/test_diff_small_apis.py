@@ -272,3 +272,13 @@ def test_small_apis_match_pytorch(c):
 def test_version_says_msnb():
     import msnb.adapter.torch as mt
     assert mt.__version__ == "2.13.0+msnb" and mt.__version__.endswith("+msnb")
+
+
+def test_saved_tensor_hooks_are_refused_by_name():
+    """msnb's backward closures hold their saved tensors directly, so pack/unpack
+    hooks could not be honoured: the names raise msnb's error, not a bare one."""
+    import msnb.adapter.torch as mt
+    from msnb.adapter.torch._missing import NotSupportedError
+    for name in ("saved_tensors_hooks", "save_on_cpu"):
+        with pytest.raises(NotSupportedError, match=f"torch.autograd.graph.{name} is not supported by msnb yet"):
+            getattr(mt.autograd.graph, name)
