@@ -17,7 +17,7 @@ from . import _host as host
 from . import _tuning
 from ._ms import device_target, ms, plain_args, trace_open
 
-__all__ = ["K", "select", "TABLE"]
+__all__ = ["K", "select", "TABLE", "set_kernel_hook"]
 
 ops = ms.ops
 mint = ms.mint
@@ -329,7 +329,36 @@ def select(target: str | None = None) -> str:
         kernel = ascend if (use_ascend and ascend is not None) else cpu
         setattr(K, name, kernel if name in _NOT_KERNELS else plain_args(kernel))
     K.device = target
+    if _HOOK[0] is not None:
+        _wrap_all(_HOOK[0])
     return target
+
+
+#: ``[hook]``: while a profiler records, ``hook(name, kernel)`` wraps every kernel (None: kernels unwrapped)
+_HOOK = [None]
+_UNWRAPPED: dict = {}
+
+
+def _wrap_all(hook):
+    _UNWRAPPED.clear()
+    for name in TABLE:
+        if name not in _NOT_KERNELS:
+            kernel = getattr(K, name)
+            _UNWRAPPED[name] = kernel
+            setattr(K, name, hook(name, kernel))
+
+
+def set_kernel_hook(hook) -> None:
+    """Wrap every kernel of ``K`` with ``hook(name, kernel)`` (torch.profiler's
+    timing), or with ``None`` put the plain kernels back: outside a profile the
+    kernels are called directly, at no cost."""
+    if _HOOK[0] is not None:
+        for name, kernel in _UNWRAPPED.items():
+            setattr(K, name, kernel)
+        _UNWRAPPED.clear()
+    _HOOK[0] = hook
+    if hook is not None:
+        _wrap_all(hook)
 
 
 select()

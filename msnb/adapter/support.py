@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Entry", "load_registry", "is_supported", "build_registry", "to_markdown", "main", "REGISTRY_PATH",
-           "SUPPORT_LIST_URL", "NAMESPACES", "PARTIAL", "LINALG_SPECIAL_NOTES", "OPINFO_RESULTS_PATH",
+           "SUPPORT_LIST_URL", "NAMESPACES", "PARTIAL", "LINALG_SPECIAL_NOTES", "OPINFO_RESULTS_PATH", "EXTRA_NAMES",
            "load_opinfo_results", "opinfo_lines"]
 
 REGISTRY_PATH = Path(__file__).with_name("support.json")
@@ -85,6 +85,18 @@ NAMESPACES = {
     "torch.nn.utils.parametrize": "msnb.adapter.torch.nn.utils.parametrize",
     "torch.utils.data": "msnb.adapter.torch.utils.data",
     "torch.utils.data.distributed": "msnb.adapter.torch.utils.data.distributed",
+    "torch.func": "msnb.adapter.torch.func",
+    "torch.autograd.functional": "msnb.adapter.torch.autograd.functional",
+    "torch.autograd.forward_ad": "msnb.adapter.torch.autograd.forward_ad",
+    "torch.autograd.profiler": "msnb.adapter.torch.autograd.profiler",
+    "torch.profiler": "msnb.adapter.torch.profiler",
+    "torch.utils.benchmark": "msnb.adapter.torch.utils.benchmark",
+    "torch.testing": "msnb.adapter.torch.testing",
+    "torch.compiler": "msnb.adapter.torch.compiler",
+    "torch.library": "msnb.adapter.torch.library",
+    "torch.functional": "msnb.adapter.torch.functional",
+    "torch._dynamo": "msnb.adapter.torch._dynamo",
+    "torch._logging": "msnb.adapter.torch._logging",
     "torchvision": "msnb.adapter.torchvision",
     "torchvision.transforms": "msnb.adapter.torchvision.transforms",
     "torchvision.transforms.functional": "msnb.adapter.torchvision.transforms.functional",
@@ -92,6 +104,14 @@ NAMESPACES = {
     "torchvision.models": "msnb.adapter.torchvision.models",
     "torchvision.utils": "msnb.adapter.torchvision.utils",
 }
+
+#: registry names _public_names cannot see (private-looking names PyTorch users call, enum members)
+EXTRA_NAMES = ("torch.__version__", "torch.channels_last", "torch.channels_last_3d", "torch.contiguous_format",
+               "torch.preserve_format", "torch._check", "torch._check_index", "torch._check_value",
+               "torch._check_type", "torch._check_not_implemented", "torch._check_with", "torch._check_is_size",
+               "torch._check_tensor_all", "torch._check_tensor_all_with", "torch.ops",
+               *(f"torch.profiler.ProfilerActivity.{a}" for a in ("CPU", "CUDA")),
+               *(f"torch.profiler.ProfilerAction.{a}" for a in ("NONE", "WARMUP", "RECORD", "RECORD_AND_SAVE")))
 
 _HOST = "computed on the host (numpy/scipy LAPACK): "
 _NO_KERNEL = "computed on the host (scipy): MindSpore 2.10 has no CPU kernel"
@@ -180,8 +200,59 @@ OPS_NOTES = {
     "torch.gradient": "uniform spacing only (a number, or one per dimension); coordinate tensors raise msnb's "
                       "unsupported error",
 }
+_DOUBLE_VJP = ("forward mode by the double-vjp construction over msnb's reverse-mode tape: an op whose backward msnb "
+               "does not record differentiably (e.g. a custom autograd.Function) raises msnb's unsupported error")
+_VMAP = ("runs the function once per index of the mapped dimension and stacks the results (PyTorch's in_dims/"
+         "out_dims/randomness checks and errors); .item() or Python control flow on a batched value runs per sample "
+         "where PyTorch refuses it; an out_dims=None output must be the same for every sample; in-place writes to "
+         "unbatched captured tensors are not refused")
+_PROFILE = ("host-side timing of msnb's MindSpore kernel calls (events named msnb::<kernel>, not aten:: ops) and "
+            "of record_function ranges; profile_memory counts the bytes of each kernel's outputs (frees are not "
+            "tracked); device (CUDA/Ascend) activity is not recorded (CUDA warns as PyTorch CPU does); with_stack/"
+            "with_flops/with_modules record nothing; export_stacks/export_memory_timeline raise msnb's unsupported "
+            "error")
+_LAYOUT = ("msnb tensors have one (row-major) layout: a memory format changes no value, and stride() / "
+           "is_contiguous() describe that layout")
+#: Notes of the torch.func / profiler / benchmark / testing / compiler names.
+TOOLING_NOTES = {
+    "torch.vmap": _VMAP, "torch.func.vmap": _VMAP,
+    **{f"torch.func.{n}": _DOUBLE_VJP for n in ("jvp", "jacfwd", "hessian")},
+    "torch.autograd.functional.jvp": _DOUBLE_VJP,
+    **{f"torch.autograd.forward_ad.{n}": _DOUBLE_VJP + "; a dual tensor has requires_grad=True and prints no "
+       "tangent; turning grad recording off inside dual_level (no_grad, BatchNorm's running-stat update) makes "
+       "unpack_dual raise msnb's unsupported error" for n in ("dual_level", "make_dual", "unpack_dual",
+                                                              "enter_dual_level", "exit_dual_level")},
+    "torch.profiler.profile": _PROFILE, "torch.autograd.profiler.profile": _PROFILE,
+    "torch.profiler.ProfilerActivity": "CPU is recorded; CUDA and the other kinds are accepted and not recorded",
+    "torch.profiler.ProfilerActivity.CUDA": "accepted: warns 'CUDA is not available, disabling CUDA profiling' as "
+                                            "PyTorch CPU-only does (on Ascend: device activity is not recorded)",
+    "torch.utils.benchmark.Timer": "Python statements, real time.perf_counter measurements; language='c++' and "
+                                   "collect_callgrind raise msnb's unsupported error; num_threads is recorded but "
+                                   "not applied (msnb's torch.set_num_threads is ignored)",
+    "torch.utils.benchmark.Compare": "colorize() marks only the fastest value of each column (or row)",
+    "torch.testing.make_tensor": "noncontiguous=True and memory_format give a contiguous tensor (" + _LAYOUT[:33]
+                                 + ")",
+    "torch.compiler.set_stance": "'default' and 'force_eager' (or force_backend='eager'); 'eager_on_recompile' and "
+                                 "'fail_on_recompile' raise msnb's unsupported error when a compiled module runs",
+    "torch._logging.set_logs": "levels set Python's torch.* loggers as PyTorch does; msnb has no TorchDynamo/"
+                               "Inductor to emit artifact logs (graph_breaks, recompiles, ...): msnb graph mode "
+                               "reports its fallbacks whatever the setting",
+    "torch.library.custom_op": "schema= raises msnb's unsupported error; the op checks Tensor/float/int/bool/str "
+                               "argument types only",
+    **{n: "kept, never run: msnb traces no fake tensors" for n in ("torch.library.register_fake",)},
+    "torch.ops": "only operators made with torch.library.custom_op (torch.ops.aten... raise msnb's unsupported "
+                 "error)",
+    "torch.set_default_device": "every device name maps to the active MindSpore device (as .to('cuda') does); "
+                                "'meta' raises msnb's unsupported error; get_default_device keeps reporting the "
+                                "active device",
+    **{f"torch.{n}": _LAYOUT for n in ("channels_last", "channels_last_3d", "contiguous_format", "preserve_format",
+                                       "memory_format")},
+    "torch.cuda.Event": "without an accelerator, making one raises PyTorch CPU-only's RuntimeError; on Ascend it "
+                        "notes the host time after a device synchronize (not run on Ascend here)",
+}
 #: What differs from PyTorch where an API is implemented but not in full.
 PARTIAL = {
+    **TOOLING_NOTES,
     **LINALG_SPECIAL_NOTES,
     **OPS_NOTES,
     "torch.amp.autocast": "one state for every device_type; PyTorch's CUDA op lists for every device_type; "
@@ -328,6 +399,14 @@ def build_registry() -> dict:
             if ns == "torch" and n not in torch_top:
                 continue
             add(f"{ns}.{n}")
+    import importlib
+    for name in EXTRA_NAMES:
+        head = max((ns for ns in NAMESPACES if name.startswith(ns + ".")), key=len)
+        obj = importlib.import_module(NAMESPACES[head])
+        for part in name[len(head) + 1:].split("."):
+            obj = getattr(obj, part, None)
+        if obj is not None:
+            add(name)
     # methods of the classes users call methods on (``net.train()``, ``optimizer.step()``)
     from .torch import nn, optim
     from .torch.utils import data

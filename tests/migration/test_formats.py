@@ -13,7 +13,7 @@ from msnb.migration.scan import scan_paths
 
 @pytest.fixture
 def report(make_notebook, tmp_path):
-    nb = make_notebook("nb.ipynb", ["import torch\nx = torch.ones(3).cuda()", "y = torch.vmap(x, x)\ny.view(3)"])
+    nb = make_notebook("nb.ipynb", ["import torch\nx = torch.ones(3).cuda()", "y = torch.lobpcg(x, x)\ny.view(3)"])
     (tmp_path / "s.py").write_text("import torch\nprint(f'{torch.ones(1).sum():.1f}')\n")
     (tmp_path / "bad.ipynb").write_text("{")
     return scan_paths([nb, tmp_path / "s.py", tmp_path / "bad.ipynb"])
@@ -29,8 +29,8 @@ def test_json_validates_against_the_documented_schema(report, documented_schema)
 
 def test_table_lists_apis_and_located_findings(report):
     text = render(report, "table")
-    assert re.search(r"torch\.vmap\s+1\s+unsupported", text)
-    assert "nb.ipynb:cell 2:1:5: MSN401 error: `torch.vmap` is not supported by msnb" in text
+    assert re.search(r"torch\.lobpcg\s+1\s+unsupported", text)
+    assert "nb.ipynb:cell 2:1:5: MSN401 error: `torch.lobpcg` is not supported by msnb" in text
     assert "s.py:2:" in text and "bad.ipynb: error: not a notebook" in text
 
 
@@ -39,14 +39,14 @@ def test_html_is_one_self_contained_page_with_a_chart(report):
     assert page.startswith("<!DOCTYPE html>") and "<svg" in page
     assert "<script" not in page and not re.search(r"(src|href)=\"https?:", page)
     assert page.count('<rect x="320"') == 2 * 2  # background and bar for each readable file
-    assert "torch.vmap" in page
+    assert "torch.lobpcg" in page
 
 
 def test_csv_has_api_finding_and_error_rows(report):
     rows = list(csv.DictReader(io.StringIO(render(report, "csv"))))
     kinds = {r["record"] for r in rows}
     assert kinds == {"api", "finding", "error"}
-    fft = next(r for r in rows if r["record"] == "api" and r["name"] == "torch.vmap")
+    fft = next(r for r in rows if r["record"] == "api" and r["name"] == "torch.lobpcg")
     assert (fft["count"], fft["status"]) == ("1", "unsupported")
     finding = next(r for r in rows if r["record"] == "finding" and r["name"] == "MSN401" and r["status"] == "error")
     assert (finding["cell"], finding["line"], finding["col"]) == ("2", "1", "5")

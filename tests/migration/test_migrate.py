@@ -14,7 +14,7 @@ from msnb.migration.sources import InputError
 CELLS = ["# md: A PyTorch notebook",
          "import numpy as np\ndata = np.ones(3)",
          "import torch\nx = torch.ones(3).cuda()\nx.add_(1)",
-         "y = torch.vmap(x, x)",
+         "y = torch.lobpcg(x, x)",
          "print(len(data))"]
 
 
@@ -33,10 +33,10 @@ def test_setup_magic_fixes_and_summary(make_notebook):
     assert sources[4] == ("%%torch_on_ascend\nimport torch\n"
                           'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
                           "x = torch.ones(3).to(device)\nx = x.add(1)")
-    assert sources[5] == "%%torch_on_ascend\ny = torch.vmap(x, x)"
+    assert sources[5] == "%%torch_on_ascend\ny = torch.lobpcg(x, x)"
     summary = nb.cells[1].source
     assert "cell 5: added `%%torch_on_ascend`; safe fixes MSN101, MSN201" in summary
-    assert "cell 6:2:5 MSN401 error: `torch.vmap` is not supported by msnb" in summary
+    assert "cell 6:2:5 MSN401 error: `torch.lobpcg` is not supported by msnb" in summary
     assert result.fixed == {"MSN101": 1, "MSN201": 1}
 
 
@@ -143,14 +143,14 @@ def test_bad_input_writes_nothing(tmp_path):
 
 def test_script(tmp_path):
     src = tmp_path / "train.py"
-    src.write_text("#!/usr/bin/env python\nimport torch\nx = torch.ones(2).cuda()\ny = torch.vmap(x, x)\n")
+    src.write_text("#!/usr/bin/env python\nimport torch\nx = torch.ones(2).cuda()\ny = torch.lobpcg(x, x)\n")
     result = migrate_path(src)
     text = result.dst.read_text()
     lines = text.split("\n")
     assert lines[0] == "#!/usr/bin/env python"
     assert lines[1] == "# msnb migrate: run with `msnb exec train_msnb.py`"
     assert lines[2] == "# msnb migrate: safe fixes applied: MSN101"
-    fft_line = next(i for i, line in enumerate(lines, 1) if "vmap" in line and not line.startswith("#"))
+    fft_line = next(i for i, line in enumerate(lines, 1) if "lobpcg" in line and not line.startswith("#"))
     assert f"# msnb migrate: needs a human: line {fft_line}:5 MSN401 error" in text
     again = migrate_script(result.dst, tmp_path / "again.py")
     assert again.dst.read_text().count("# msnb migrate: run with") == 1

@@ -8,7 +8,7 @@ from msnb.migration.scan import scan_paths
 
 CELLS = ["# md: intro",
          "import torch\nx = torch.ones(3).cuda()",
-         "y = torch.vmap(x, x)\nz = torch.vmap(y, y)",
+         "y = torch.lobpcg(x, x)\nz = torch.lobpcg(y, y)",
          "print(f'{x.sum():.2f}')"]
 
 
@@ -17,7 +17,7 @@ def test_notebook_report(make_notebook):
     [f] = scan_paths([path]).files
     assert (f.kind, f.code_cells, f.torch_cells) == ("notebook", 3, 3)
     apis = {a.name: (a.count, a.status) for a in f.apis}
-    assert apis["torch.vmap"] == (2, "unsupported")
+    assert apis["torch.lobpcg"] == (2, "unsupported")
     assert apis["torch.ones"] == (1, "supported")
     assert f.support_percent == round(100 * (len(apis) - 1) / len(apis), 1)
     where = {x.rule: x.location for x in f.findings}

@@ -9,6 +9,8 @@ log of :class:`Fallback` records is what ``%msnb explain`` prints.
 
 from __future__ import annotations
 
+import weakref
+
 import itertools
 import sys
 import threading
@@ -139,6 +141,10 @@ def compiling(label: str, say=print):
             say(f"msnb graph: compiled {label} in {dt:.1f} s")
 
 
+#: every region alive (``torch._dynamo.reset`` clears their graphs)
+ALL: "weakref.WeakSet[Region]" = weakref.WeakSet()
+
+
 class Region:
     """The compiled graphs of one call site, by guard key."""
 
@@ -148,6 +154,7 @@ class Region:
         self.entries: dict = {}
         self.seen: dict = {}
         self.eager: dict = {}  # key -> Fallback: run in PyNative
+        ALL.add(self)
 
     def phase(self, kind: str) -> str:
         n = len(self.entries) + len(self.eager)

@@ -56,7 +56,7 @@ from ._tensor_str import set_printoptions
 from .amp.autocast_mode import autocast, is_autocast_enabled, get_autocast_dtype, set_autocast_enabled, \
     set_autocast_dtype
 
-__version__ = "2.13.0+msnb"
+from .torch_version import __version__
 version = type("version", (), {"__version__": __version__, "cuda": None, "git_version": "msnb",
                                "mindspore": _MS_VERSION})
 
@@ -65,7 +65,12 @@ from ._tensor import bind_function_methods as _bind_function_methods
 _bind_function_methods(globals())
 from ._sparse_coo import layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, jagged, \
     sparse_coo_tensor, spmm
-contiguous_format = preserve_format = channels_last = "torch.contiguous_format"
+from ._memory_format import memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d
+from ._checks import (_check, _check_index, _check_value, _check_type, _check_not_implemented, _check_with,
+                      _check_is_size, _check_tensor_all, _check_tensor_all_with)
+from ._device import set_default_device
+from .func import vmap
+from .library import ops
 import builtins as _b
 inf = _b.float("inf")
 nan = _b.float("nan")
@@ -77,7 +82,9 @@ _LAZY = {"nn": ".nn", "optim": ".optim", "utils": ".utils", "amp": ".amp", "dist
          "multiprocessing": ".multiprocessing", "hub": ".hub", "fft": ".fft", "linalg": ".linalg",
          "special": ".special", "masked": ".masked", "signal": ".signal", "jit": ".jit", "testing": ".testing", "onnx": ".onnx",
          "distributions": ".distributions", "_C": "._C",
-         "sparse": ".sparse"}
+         "sparse": ".sparse", "func": ".func", "profiler": ".profiler",
+         "compiler": ".compiler", "_dynamo": "._dynamo", "_logging": "._logging", "library": ".library",
+         "functional": ".functional", "torch_version": ".torch_version"}
 
 
 def __getattr__(name):

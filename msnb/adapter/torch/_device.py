@@ -61,6 +61,20 @@ def get_default_device() -> device:
     return active_device()
 
 
+_DEFAULT = [None]
+
+
+def set_default_device(device) -> None:  # noqa: F811 - PyTorch's parameter name
+    """msnb implementation of ``torch.set_default_device``: ``None``, ``"cpu"``,
+    ``"cuda"``, ``"npu"`` ... are accepted (every device name maps to the active
+    device, as ``.to("cuda")`` does); ``"meta"`` is refused."""
+    d = parse_device(device)
+    if d is not None and d.type == "meta":
+        from ._missing import NotSupportedError, not_supported_message
+        raise NotSupportedError(not_supported_message("torch.set_default_device('meta')"))
+    _DEFAULT[0] = d
+
+
 def parse_device(d):
     """Accept anything PyTorch accepts as a device; all map to the active device."""
     if d is None:

@@ -406,7 +406,10 @@ class Tensor(ms.Tensor):
         kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
         copy = kwargs.pop("copy", False)
-        kwargs.pop("memory_format", None)
+        fmt = kwargs.pop("memory_format", None)
+        if fmt is not None:
+            from ._memory_format import check_memory_format
+            check_memory_format(fmt, self.dim(), "to")
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
         flags = [a for a in args if isinstance(a, bool)]  # to(dtype, non_blocking, copy)
@@ -654,6 +657,20 @@ class Tensor(ms.Tensor):
     def map_(self, other, fn):
         arr = np.vectorize(fn)(self.numpy(force=True), other.numpy(force=True)).astype(self.dtype.numpy)
         return _core.inplace(self, C.tensor(arr, dtype=self.dtype))
+
+    def resize(self, *sizes):
+        """The deprecated non-in-place ``Tensor.resize``: a new shape with the same number of elements."""
+        import warnings
+        warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+        sizes = C.size_args(sizes)
+        n = int(np.prod(sizes))
+        if n != self.numel():
+            shown = "x".join(str(s) for s in sizes)
+            raise RuntimeError(f"requested resize to {shown} ({n} elements in total), but the given tensor has a "
+                               f"size of {'x'.join(str(s) for s in self.shape)} ({self.numel()} elements). "
+                               "autograd's resize can only change the shape of a given tensor, while preserving "
+                               "the number of elements. ")
+        return self.reshape(sizes)
 
     def resize_(self, *sizes):
         sizes = C.size_args(sizes)

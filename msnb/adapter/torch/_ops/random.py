@@ -35,8 +35,14 @@ def _feedable(fn):
     return sampler
 
 
+#: ``[hook]``: torch.func.vmap's ``randomness`` policy, told of every draw (None outside vmap)
+DRAW_HOOK = [None]
+
+
 def gen(generator=None) -> Generator:
     """The generator a draw uses (``generator`` or the default one)."""
+    if DRAW_HOOK[0] is not None:
+        DRAW_HOOK[0](generator if generator is not None else default_generator)
     if _graph_capture._CURRENT[0] is not None:  # graph mode is recording: a replay would reuse the draw
         _graph_capture.host_random()
     if generator is None:

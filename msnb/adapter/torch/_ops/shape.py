@@ -191,6 +191,9 @@ def movedim(input, source, destination):
 
 
 def contiguous(input, memory_format=None):
+    if memory_format is not None:
+        from .._memory_format import check_memory_format
+        check_memory_format(memory_format, input.dim())
     if input.__dict__.get("_noncontig"):
         return clone(input)
     return input

@@ -8,7 +8,21 @@ from __future__ import annotations
 from .grad_mode import STATE, no_grad
 from .graph import record
 
-__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "once_differentiable", "TRANSFORMS"]
+
+#: ``{"grad": n, "vmap": n}``: torch.func transforms now running (their rules for custom Functions)
+TRANSFORMS = {"grad": 0, "vmap": 0}
+
+
+def _check_transforms(cls):
+    if TRANSFORMS["grad"] or TRANSFORMS["vmap"]:
+        if cls.setup_context is Function.setup_context:
+            raise RuntimeError("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+                               "jacrev, ...), it must override the setup_context staticmethod. For more details, "
+                               "please see https://pytorch.org/docs/main/notes/extending.func.html")
+    if TRANSFORMS["vmap"] and not getattr(cls, "generate_vmap_rule", False) and "vmap" not in vars(cls):
+        raise RuntimeError(f"To use autograd.Function with vmap, you must either override the vmap staticmethod "
+                           f"or set generate_vmap_rule=True. Got autograd.Function {cls.__name__}.")
 
 
 class FunctionCtx:
@@ -62,6 +76,7 @@ class Function(metaclass=_FunctionMeta):
         from .._tensor import Tensor
         from .._core import wrap, K
 
+        _check_transforms(cls)
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         with no_grad():

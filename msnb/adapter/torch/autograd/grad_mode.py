@@ -15,6 +15,15 @@ class _State:
 
 
 STATE = _State()
+#: ``[n]``: forward-AD levels open (torch.autograd.forward_ad); while one is, turning
+#: grad recording off is counted in ``GRAD_OFF_SEEN`` (tangents cannot flow there)
+FORWARD_AD_LEVELS = [0]
+GRAD_OFF_SEEN = [0]
+
+
+def _grad_off():
+    if FORWARD_AD_LEVELS[0]:
+        GRAD_OFF_SEEN[0] += 1
 
 
 def is_grad_enabled() -> bool:
@@ -34,6 +43,8 @@ class _GradModeContext:
 
     def __enter__(self):
         self._prev = STATE.enabled
+        if not self._target:
+            _grad_off()
         STATE.enabled = self._target
         return self
 
@@ -78,6 +89,8 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
     def __init__(self, mode: bool):
         self._prev = STATE.enabled
         self._target = bool(mode)
+        if not self._target:
+            _grad_off()
         STATE.enabled = self._target
 
     def __enter__(self):
@@ -104,6 +117,7 @@ class inference_mode(_GradModeContext):  # noqa: N801
         self._prev = STATE.enabled
         self._prev_inf = STATE.inference
         if self._mode:
+            _grad_off()
             STATE.enabled = False
             STATE.inference = True
         return self

@@ -347,3 +347,17 @@ def _accumulate(leaf, g, create_graph):
         leaf.grad = g if create_graph else g.clone() if g._is_alias() else g
     else:
         leaf.grad = leaf.grad + g
+
+
+#: PyTorch's ``torch.autograd.graph`` names msnb's tape does not have.  Saved-tensor
+#: hooks cannot be honoured: backward closures hold the tensors they need directly,
+#: so a pack/unpack pair would never see them.
+_REFUSED = ("saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "register_multi_grad_hook",
+            "allow_mutation_on_saved_tensors", "GradientEdge", "get_gradient_edge", "increment_version")
+
+
+def __getattr__(name):
+    if name in _REFUSED:
+        from .._missing import NotSupportedError, not_supported_message
+        raise NotSupportedError(not_supported_message(f"torch.autograd.graph.{name}"))
+    raise AttributeError(f"module 'torch.autograd.graph' has no attribute '{name}'")

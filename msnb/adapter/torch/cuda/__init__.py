@@ -14,7 +14,7 @@ from ..._ms import device_target
 __all__ = ["is_available", "device_count", "current_device", "set_device", "get_device_name",
            "synchronize", "empty_cache", "manual_seed", "manual_seed_all", "memory_allocated",
            "max_memory_allocated", "reset_peak_memory_stats", "device", "is_bf16_supported",
-           "get_device_capability", "memory_reserved", "max_memory_reserved"]
+           "get_device_capability", "memory_reserved", "max_memory_reserved", "Event"]
 
 
 def is_available() -> bool:
@@ -84,3 +84,40 @@ from . import amp  # noqa: E402 - torch.cuda.amp, the deprecated CUDA spellings 
 from .._missing import module_getattr as _module_getattr  # noqa: E402
 
 __getattr__ = _module_getattr("torch.cuda")
+
+
+class Event:
+    """msnb implementation of ``torch.cuda.Event``.  Without an accelerator it is
+    PyTorch's CPU-only dummy class (making one raises its RuntimeError); on
+    Ascend an event notes the host time after synchronizing the device, so
+    ``elapsed_time`` measures the work between two records."""
+
+    def __new__(cls, *args, **kwargs):
+        if not is_available():
+            raise RuntimeError(f"Tried to instantiate dummy base class {cls.__name__}")
+        return super().__new__(cls)
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False, external=False):
+        self.enable_timing = enable_timing
+        self._time = None
+
+    def record(self, stream=None):
+        synchronize()
+        import time
+        self._time = time.perf_counter()
+
+    def query(self):
+        return True
+
+    def synchronize(self):
+        synchronize()
+
+    def wait(self, stream=None):
+        synchronize()
+
+    def elapsed_time(self, end_event):
+        if not (self.enable_timing and end_event.enable_timing):
+            raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
+        if self._time is None or end_event._time is None:
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        return (end_event._time - self._time) * 1000.0
