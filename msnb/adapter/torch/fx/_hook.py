@@ -5,10 +5,11 @@ PyTorch routes every torch function through ``__torch_function__`` when an
 argument is a Proxy.  msnb's functions are plain Python, so while at least one
 :class:`~torch.fx.Proxy` is alive (or a trace runs) the public functions of
 ``torch``, ``torch.nn.functional``, ``torch.linalg``, ``torch.special`` and
-``torch.fft``, the functional forms the ``torch.nn`` modules hold, and the
-binary operators of ``torch.Tensor`` are replaced by wrappers that record a
-``call_function`` node when a Proxy is among the arguments and call the
-original otherwise.  When the last Proxy is gone the originals are put back,
+``torch.fft`` and the functional forms the ``torch.nn`` modules hold are
+replaced by wrappers that record a ``call_function`` node when a Proxy is
+among the arguments and call the original otherwise; the binary operators of
+``torch.Tensor`` record ``tensor <op> proxy`` as PyTorch does (a
+``call_method`` node).  When the last Proxy is gone the originals are put back,
 so code that never makes a Proxy runs exactly the functions it always ran
 (no check, no cost).
 """
@@ -30,12 +31,14 @@ _NAMESPACES = (("torch", "msnb.adapter.torch"), ("torch.nn.functional", "msnb.ad
 #: functions that look at the Python object itself rather than compute on it (PyTorch does not trace them)
 _NOT_TRACED = {"is_tensor", "is_storage", "compile", "save", "load", "cast_to_adapter_tensor", "cast_to_ms_tensor",
                "set_printoptions", "typename", "get_default_dtype", "set_default_dtype", "manual_seed"}
-#: ``torch.Tensor`` operators that give way to the Proxy's reflected operator
-_TENSOR_OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
-                     "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__",
-                     "__matmul__", "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__",
-                     "__lt__", "__le__", "__gt__", "__ge__")
-
+#: ``tensor <op> proxy``: the ``torch.Tensor`` operator and the method call PyTorch records for it
+_TENSOR_OPERATORS = {"__add__": "add", "__radd__": "add", "__sub__": "sub", "__rsub__": "__rsub__", "__mul__": "mul",
+                     "__rmul__": "mul", "__truediv__": "div", "__rtruediv__": "__rdiv__",
+                     "__floordiv__": "__floordiv__", "__rfloordiv__": "__rfloordiv__", "__mod__": "remainder",
+                     "__rmod__": "__rmod__", "__pow__": "pow", "__rpow__": "__rpow__", "__matmul__": "matmul",
+                     "__rmatmul__": "__rmatmul__", "__and__": "__and__", "__rand__": "bitwise_and",
+                     "__or__": "__or__", "__ror__": "bitwise_or", "__xor__": "__xor__", "__rxor__": "bitwise_xor",
+                     "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge", "__eq__": "eq", "__ne__": "ne"}
 #: ``torch.nn.functional`` names that are C functions in PyTorch: recorded with the arguments as given
 _F_AS_GIVEN = {"adaptive_avg_pool1d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "bilinear", "celu_", "channel_shuffle",
                "conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -113,10 +116,10 @@ def _wrap_function(orig, ns=None, name=None):
     return traced
 
 
-def _wrap_operator(orig):
+def _wrap_operator(orig, method):
     def op(self, other):
         if isinstance(other, _PROXY):
-            return NotImplemented
+            return other.tracer.create_proxy("call_method", method, (self, other), {})
         return orig(self, other)
     functools.update_wrapper(op, orig)
     return op
@@ -155,10 +158,10 @@ def _build():
         fn = vars(cls).get("_fn")
         if isinstance(fn, staticmethod) and id(fn.__func__) in wrappers:
             patches.append((cls, "_fn", fn, staticmethod(wrappers[id(fn.__func__)])))
-    for name in _TENSOR_OPERATORS:
+    for name, method in _TENSOR_OPERATORS.items():
         orig = vars(Tensor).get(name)
         if orig is not None:
-            patches.append((Tensor, name, orig, _wrap_operator(orig)))
+            patches.append((Tensor, name, orig, _wrap_operator(orig, method)))
     _patches, _qualnames = patches, qual
 
 

@@ -54,6 +54,14 @@ def wrap(fn_or_name):
     return fn_or_name
 
 
+#: ids of the functions recorded through a wrap() registration (their calls print a wrap() line in .code)
+_WRAPPED_IDS: set[int] = set()
+
+
+def is_wrapped(fn) -> bool:
+    return id(fn) in _WRAPPED_IDS
+
+
 def _assert_is_none(value, msg):
     assert value is None, msg
 
@@ -239,7 +247,8 @@ class Tracer(TracerBase):
             patch(Module, "__call__", module_call_wrapper)
             for globs, name in _WRAPPED:
                 orig = globs.get(name, getattr(builtins, name, None))
-                if orig is not None:
+                if orig is not None and not hasattr(orig, "_msnb_fx_original"):
+                    _WRAPPED_IDS.add(id(orig))
                     patch(globs, name, _recording(orig), is_dict=True)
             globs = getattr(fn, "__globals__", {})
             for name, value in list(globs.items()):

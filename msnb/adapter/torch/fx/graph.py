@@ -195,12 +195,18 @@ class CodeGen:
         qual = _qualified_name(fn)
         if qual.startswith("torch."):
             return qual
-        return self._add_global(qual, fn)
+        hint = f"{getattr(fn, '__module__', None) or '__main__'}.{getattr(fn, '__qualname__', None) or fn.__name__}"
+        name = self._add_global(hint, fn)
+        from ._symbolic_trace import is_wrapped
+        if is_wrapped(fn) and name not in self._wrapped:
+            self._wrapped.append(name)
+        return name
 
     def python_code(self, graph: "Graph", root_module: str) -> PythonCode:
         import msnb.adapter.torch as torch_mod
         from .. import Tensor, device
         self._tensor_type = Tensor
+        self._wrapped: list[str] = []
         self._namespace = _Namespace()
         for n in graph.nodes:
             self._namespace._used.add(n.name)
@@ -235,7 +241,8 @@ class CodeGen:
             body.append(line)
         if not body:
             body.append("pass")
-        src = "\n\n\n" + self.gen_fn_def(free_vars, ret_ann) + "\n" + "".join(f"    {ln}\n" for ln in body) + "    "
+        wraps = "\n".join(f'torch.fx._symbolic_trace.wrap("{n}")' for n in self._wrapped)
+        src = f"\n{wraps}\n\n" + self.gen_fn_def(free_vars, ret_ann) + "\n" + "".join(f"    {ln}\n" for ln in body) + "    "
         return PythonCode(src, self._globals, {i: i for i in range(1, src.count("\n") + 2)})
 
     def _type_repr(self, t) -> str:
@@ -506,7 +513,7 @@ class Graph:
             print("`print_tabular` relies on the library `tabulate`, which could not be found on this machine. "
                   "Run `pip install tabulate` to install the library.")
             raise
-        rows = [[n.op, n.name, n._pretty_target() if n.op == "call_function" else n.target, n.args, n.kwargs]
+        rows = [[n.op, n.name, n.target, n.args, n.kwargs]
                 for n in self.nodes]
         print(tabulate(rows, headers=["opcode", "name", "target", "args", "kwargs"]))
 

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from .._missing import module_getattr
 
-__all__ = ["Node", "map_arg", "map_aggregate", "Argument", "Target", "has_side_effect"]
+__all__ = ["Node", "map_arg", "map_aggregate", "has_side_effect"]
 
 Target = Any
 Argument = Any
@@ -69,6 +69,18 @@ def _qualified_name(fn) -> str:
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
     mod = {"msnb.adapter.torch.fx._symbolic_trace": "torch.fx._symbolic_trace"}.get(mod, mod)
     return f"{mod}.{name}"
+
+
+def _type_repr(t) -> str:
+    """How a node's annotation prints in a graph (``torch.Tensor``, ``int``, ``typing.Optional[int]``)."""
+    from .. import Tensor
+    if t is Tensor:
+        return "torch.Tensor"
+    if isinstance(t, str):
+        return repr(t)
+    if isinstance(t, type):
+        return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+    return str(t)
 
 
 def _format_arg(arg, max_list_len=float("inf")) -> str:
@@ -233,17 +245,19 @@ class Node:
 
     def format_node(self, placeholder_names=None, maybe_return_typename=None) -> str:
         """The node as one line of the graph's printout (``%relu : [num_users=1] = call_function[...]``)."""
+        head = f"%{self.name} : " + (f"{_type_repr(self.type)} " if self.type is not None else "") + \
+            f"[num_users={len(self.users)}]"
         if self.op == "placeholder":
             if placeholder_names is not None:
                 placeholder_names.append(self.target)
                 return None
             default = f"(default={self._args[0]})" if self._args else ""
-            return f"%{self.name} : [num_users={len(self.users)}] = placeholder[target={self.target}]{default}"
+            return f"{head} = placeholder[target={self.target}]{default}"
         if self.op == "get_attr":
-            return f"%{self.name} : [num_users={len(self.users)}] = get_attr[target={self.target}]"
+            return f"{head} = get_attr[target={self.target}]"
         if self.op == "output":
             return f"return {self._args[0]}"
-        return (f"%{self.name} : [num_users={len(self.users)}] = {self.op}[target={self._pretty_target()}]"
+        return (f"{head} = {self.op}[target={self._pretty_target()}]"
                 f"(args = {_format_arg(self._args)}, kwargs = {_format_arg(self._kwargs)})")
 
     @property
