@@ -58,20 +58,14 @@ _PROXY = None  # torch.fx.Proxy, set by proxy.py
 def proxy_in(args, kwargs):
     """The first Proxy among ``args`` / ``kwargs`` (looking one level into lists and tuples), or None."""
     P = _PROXY
-    for a in args:
-        if isinstance(a, P):
-            return a
-        if type(a) in (list, tuple):
-            for b in a:
-                if isinstance(b, P):
-                    return b
-    for a in kwargs.values():
-        if isinstance(a, P):
-            return a
-        if type(a) in (list, tuple):
-            for b in a:
-                if isinstance(b, P):
-                    return b
+    for values in (args, kwargs.values()):
+        for a in values:
+            if isinstance(a, P):
+                return a
+            if type(a) in (list, tuple):
+                for b in a:
+                    if isinstance(b, P):
+                        return b
     return None
 
 

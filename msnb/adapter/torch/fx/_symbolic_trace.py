@@ -23,7 +23,7 @@ from . import _hook
 from .graph import Graph
 from .graph_module import GraphModule
 from .node import Node
-from .proxy import Proxy, TracerBase
+from .proxy import ParameterProxy, TracerBase
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "PH"]
 
@@ -122,7 +122,11 @@ class Tracer(TracerBase):
             for n, p in self.root.named_parameters():
                 if attr_val is p:
                     if n not in parameter_proxy_cache:
-                        parameter_proxy_cache[n] = self.create_proxy("get_attr", n, (), {})
+                        factory = None
+                        if self.param_shapes_constant:  # shape, size(), dim() ... are the parameter's own
+                            def factory(node, n=n, p=p):
+                                return ParameterProxy(self, node, n, p)
+                        parameter_proxy_cache[n] = self.create_proxy("get_attr", n, (), {}, proxy_factory_fn=factory)
                     return parameter_proxy_cache[n]
         return attr_val
 
@@ -179,7 +183,9 @@ class Tracer(TracerBase):
 
         def make(name):
             default = sig.parameters[name].default
-            if name in concrete_args and concrete_args[name] is not PH:
+            if concrete_args.get(name, None) is PH:
+                return self.create_proxy("placeholder", f"{name}_1", (), {})
+            if name in concrete_args:
                 value = concrete_args[name]
                 if isinstance(value, _SIMPLE):
                     ph = self.create_proxy("placeholder", f"{name}_1", (() if default is inspect.Parameter.empty
@@ -242,6 +248,7 @@ class Tracer(TracerBase):
                 setattr(owner, name, new)
 
         _hook.acquire()
+        self._holds_hook = True
         try:
             patch(Module, "__getattr__", module_getattr_wrapper)
             patch(Module, "__call__", module_call_wrapper)
@@ -270,6 +277,7 @@ class Tracer(TracerBase):
                     delattr(owner, name)
                 else:
                     setattr(owner, name, old)
+            self._holds_hook = False
             _hook.release()
         self.submodule_paths = None
         return self.graph

@@ -172,11 +172,13 @@ class Transformer(Interpreter):
 
     def transform(self) -> GraphModule:
         _hook.acquire()
+        self.tracer._holds_hook = True
         try:
             result = super().run(enable_io_processing=False)
             if result is not None:
                 self.new_graph.output(map_aggregate(result, lambda a: a.node if isinstance(a, Proxy) else a))
         finally:
+            self.tracer._holds_hook = False
             _hook.release()
         return GraphModule(self.module, self.new_graph)
 

@@ -39,6 +39,8 @@ class TracerBase:
     trace_asserts = False
     proxy_buffer_attributes = False
     traced_func_name = "forward"
+    #: True while a trace runs and holds the torch-function hook for all its Proxies
+    _holds_hook = False
 
     def __init__(self):
         self.module_stack: dict[str, tuple] = {}
@@ -123,8 +125,9 @@ class Proxy:
             tracer = GraphAppendingTracer(node.graph)
         self.tracer = tracer
         self.node = node
-        _hook.acquire()
-        self._msnb_hooked = True
+        if not tracer._holds_hook:  # a trace's Proxies (kept alive by a traceback, say) do not hold it after
+            _hook.acquire()
+            self._msnb_hooked = True
 
     def __del__(self):
         if self.__dict__.get("_msnb_hooked"):

@@ -15,7 +15,7 @@ __all__ = ["Match", "replace_pattern"]
 
 
 class Match(NamedTuple):
-    """One replaced occurrence: the graph node matching the pattern's output, and pattern node -> graph node."""
+    """One replaced occurrence: the pattern node that anchored it, and pattern node -> graph node."""
 
     anchor: Node
     nodes_map: dict
@@ -99,7 +99,9 @@ def replace_pattern(gm: GraphModule, pattern: Callable, replacement: Callable) -
     for m in _find_matches(graph, pg):
         g_anchor = m[anchor]
         val_map = {r: m[p] for p, r in zip(p_inputs, r_inputs) if p in m}
-        with graph.inserting_before(g_anchor):
+        order = {n: i for i, n in enumerate(graph.nodes)}
+        first_user = min(g_anchor.users, key=order.__getitem__, default=g_anchor)
+        with graph.inserting_before(first_user):  # where PyTorch puts the replacement: before the first use
             new = graph.graph_copy(rg, val_map)
         if isinstance(new, (tuple, list)):
             new = new[0]
@@ -107,7 +109,7 @@ def replace_pattern(gm: GraphModule, pattern: Callable, replacement: Callable) -
         for p in reversed(list(pg.nodes)):
             if p.op not in ("placeholder", "output") and p in m and not m[p].users:
                 graph.erase_node(m[p])
-        results.append(Match(anchor=g_anchor, nodes_map=m))
+        results.append(Match(anchor=anchor, nodes_map=m))
     gm.recompile()
     return results
 

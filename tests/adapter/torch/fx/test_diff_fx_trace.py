@@ -7,6 +7,8 @@ on a Proxy."""
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 import pytest
 
@@ -210,6 +212,56 @@ CASES = [
     case("custom_tracer", ("torch.fx.Tracer", "torch.fx.proxy.TracerBase"), custom_leaf_tracer, kind="custom"),
     case("wrap", ("torch.fx.wrap",), trace_wrapped_function, kind="custom"),
     case("graph_module_trains", ("torch.fx.GraphModule",), graph_module_trains, kind="custom"),
+]
+
+
+def placeholder_marker_and_constant_shapes(r, m):
+    def f(x, y):
+        return x + y
+
+    _same_trace(_fx(r).symbolic_trace(f, concrete_args={"y": _fx(r).PH}),
+                _fx(m).symbolic_trace(f, concrete_args={"y": _fx(m).PH}))
+
+    def module(lib):
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = lib.nn.Parameter(lib.ones(2, 3))
+
+            def forward(self, x):
+                return x.reshape(-1, self.w.shape[1]) @ self.w.t() + self.w.size()[0] + self.w.dim() + self.w.numel()
+        return M()
+
+    for constant in (True, False):
+        rg = _fx(r).Tracer(param_shapes_constant=constant).trace(module(r))
+        mg = _fx(m).Tracer(param_shapes_constant=constant).trace(module(m))
+        assert str(mg) == str(rg)
+
+
+def side_effects_survive_dead_code_elimination(r, m):
+    shown = []
+    for lib in (r, m):
+        fx = _fx(lib)
+
+        def log(x):
+            return x
+
+        fx.has_side_effect(log)
+        g = fx.Graph()
+        x = g.placeholder("x")
+        g.call_function(log, (x,))
+        g.call_function(operator.neg, (x,))
+        g.output(x)
+        changed = g.eliminate_dead_code()
+        shown.append((changed, [n.op for n in g.nodes], fx.node.has_side_effect is fx.has_side_effect))
+    assert shown[1] == shown[0]
+
+
+CASES += [
+    case("placeholder_marker_and_constant_shapes", ("torch.fx.PH", "torch.fx.Tracer", "torch.fx.proxy.ParameterProxy"),
+         placeholder_marker_and_constant_shapes, kind="custom"),
+    case("has_side_effect", ("torch.fx.has_side_effect", "torch.fx.node.has_side_effect"),
+         side_effects_survive_dead_code_elimination, kind="custom"),
 ]
 
 
