@@ -13,16 +13,12 @@ from __future__ import annotations
 import builtins
 import inspect
 import math
-import operator
-import sys
-import types
 from typing import Any, Callable
 
 from .._missing import module_getattr
 from . import _hook
 from .graph import Graph
 from .graph_module import GraphModule
-from .node import Node
 from .proxy import ParameterProxy, TracerBase
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "PH"]

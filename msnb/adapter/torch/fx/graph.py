@@ -21,7 +21,7 @@ from collections import defaultdict
 from typing import Any, Callable
 
 from .._missing import module_getattr
-from .node import Argument, Node, Target, _format_arg, _qualified_name, map_arg
+from .node import Argument, Node, Target, _qualified_name, map_arg
 
 __all__ = ["Graph", "PythonCode", "CodeGen"]
 

@@ -224,11 +224,12 @@ def interpreter_runs(r, m):
         out = it.run(lib.tensor(xin))
         ref = gm(lib.tensor(xin))
         np.testing.assert_allclose(out["e"].detach().numpy(), ref["e"].detach().numpy(), rtol=1e-6)
-        with pytest.raises(RuntimeError) as e:
-            fx.Interpreter(gm).run()
-        res[lib] = (it.ops, out["e"].detach().numpy(), str(e.value).split("\n")[0])
-    assert res[m][0] == res[r][0] and res[m][2] == res[r][2]
+        res[lib] = (it.ops, out["e"].detach().numpy())
+    assert res[m][0] == res[r][0]
     np.testing.assert_allclose(res[m][1], res[r][1], rtol=1e-5, atol=1e-5)
+    # PyTorch's message (its own error path takes ~10 s, so it is not re-run here)
+    with pytest.raises(RuntimeError, match="^Expected positional argument for parameter x, but one was not passed in!"):
+        _fx(m).Interpreter(_fx(m).symbolic_trace(mm)).run()
 
 
 def transformer_rewrites(r, m):
