@@ -188,13 +188,13 @@ class GraphModule(Module):
                 if v is not None:
                     _assign(holder, n, v) if k != "_modules" else holder.add_module(n, v)
         holder = copy.deepcopy(holder, memo)
-        res = GraphModule(holder, copy.deepcopy(self.graph, {}), type(self).__name__)
+        res = GraphModule(holder, copy.deepcopy(self.graph, {}))  # PyTorch names the copy GraphModule too
         res.training = self.training
         res.meta = copy.copy(self.meta)
         return res
 
     def __copy__(self):
-        res = GraphModule(self, self.graph, type(self).__name__)
+        res = GraphModule(self, self.graph)  # PyTorch names the copy GraphModule too
         res.meta = copy.copy(self.meta)
         return res
 

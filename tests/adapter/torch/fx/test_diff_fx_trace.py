@@ -257,7 +257,29 @@ def side_effects_survive_dead_code_elimination(r, m):
     assert shown[1] == shown[0]
 
 
+def copies(r, m):
+    import copy
+    shown = []
+    for lib in (r, m):
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = lib.nn.Linear(3, 2)
+                self.register_buffer("b", lib.ones(2))
+
+            def forward(self, x):
+                return self.lin(x) + self.b
+
+        gm = _fx(lib).symbolic_trace(M())
+        deep, shallow = copy.deepcopy(gm), copy.copy(gm)
+        shown.append((deep.code == gm.code, type(deep).__name__, deep.lin.weight is gm.lin.weight,
+                      bool((deep(lib.ones(1, 3)) == gm(lib.ones(1, 3))).all()), list(deep.state_dict()),
+                      shallow.lin is gm.lin, shallow.code == gm.code, type(shallow).__name__))
+    assert shown[1] == shown[0]
+
+
 CASES += [
+    case("graph_module_copies", ("torch.fx.GraphModule",), copies, kind="custom"),
     case("placeholder_marker_and_constant_shapes", ("torch.fx.PH", "torch.fx.Tracer", "torch.fx.proxy.ParameterProxy"),
          placeholder_marker_and_constant_shapes, kind="custom"),
     case("has_side_effect", ("torch.fx.has_side_effect", "torch.fx.node.has_side_effect"),
