@@ -97,6 +97,14 @@ NAMESPACES = {
     "torch.functional": "msnb.adapter.torch.functional",
     "torch._dynamo": "msnb.adapter.torch._dynamo",
     "torch._logging": "msnb.adapter.torch._logging",
+    "torch.fx": "msnb.adapter.torch.fx",
+    "torch.fx.node": "msnb.adapter.torch.fx.node",
+    "torch.fx.graph": "msnb.adapter.torch.fx.graph",
+    "torch.fx.proxy": "msnb.adapter.torch.fx.proxy",
+    "torch.fx.graph_module": "msnb.adapter.torch.fx.graph_module",
+    "torch.fx.interpreter": "msnb.adapter.torch.fx.interpreter",
+    "torch.fx.subgraph_rewriter": "msnb.adapter.torch.fx.subgraph_rewriter",
+    "torch.fx.passes.shape_prop": "msnb.adapter.torch.fx.passes.shape_prop",
     "torchvision": "msnb.adapter.torchvision",
     "torchvision.transforms": "msnb.adapter.torchvision.transforms",
     "torchvision.transforms.functional": "msnb.adapter.torchvision.transforms.functional",
@@ -328,6 +336,17 @@ PARTIAL = {
     **{f"torch.nn.Lazy{n}": "parameters are new objects after the first call: build optimizers after a dry run"
        for n in ("Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "BatchNorm1d",
                  "BatchNorm2d", "BatchNorm3d")},
+    **{n: "torch functions see a Proxy while one is alive or a trace runs (msnb wraps its functions then, "
+          "docs/fx.md); a function bound under two names (torch.arctan / torch.atan) prints under the first; "
+          "torch.nn.functional C functions print as torch.nn.functional.<name> (PyTorch: torch._C._nn.<name>)"
+       for n in ("torch.fx.symbolic_trace", "torch.fx.Tracer", "torch.fx.Proxy", "torch.fx.proxy.Proxy")},
+    **{n: "pickling, to_folder and print_readable's per-node comments are not supported"
+       for n in ("torch.fx.GraphModule", "torch.fx.graph_module.GraphModule")},
+    **{n: "on_generate_code / set_codegen are not supported" for n in ("torch.fx.Graph", "torch.fx.graph.Graph")},
+    **{n: "patterns returning one value only; get_attr nodes of the replacement are not copied"
+       for n in ("torch.fx.replace_pattern", "torch.fx.subgraph_rewriter.replace_pattern")},
+    "torch.fx.passes.shape_prop.ShapeProp": "fake_mode is not supported; memory_format is msnb's "
+                                            "torch.contiguous_format constant",
     "torch.set_num_threads": "accepted and ignored",
     "torch.Tensor.data_ptr": "identifies the shared data of a tensor and its views, not a memory address",
     **{f"torchvision.models.{m}": "weights must be None (no pretrained downloads): load a local checkpoint "

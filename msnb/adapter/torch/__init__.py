@@ -78,6 +78,11 @@ pi = 3.141592653589793
 e = 2.718281828459045
 newaxis = None
 
+
+def _assert(condition, message):
+    """msnb implementation of ``torch._assert``: ``assert condition, message`` (FX records it as a call)."""
+    assert condition, message
+
 _LAZY = {"nn": ".nn", "optim": ".optim", "utils": ".utils", "amp": ".amp", "distributed": ".distributed",
          "multiprocessing": ".multiprocessing", "hub": ".hub", "fft": ".fft", "linalg": ".linalg",
          "special": ".special", "masked": ".masked", "signal": ".signal", "jit": ".jit", "testing": ".testing", "onnx": ".onnx",
