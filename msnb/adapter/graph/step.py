@@ -331,6 +331,7 @@ def abandon() -> None:
         _stop_recording(ch)
     if ch is not None and ch.mode == "replay":
         _commit(ch, len(ch.events))  # a step without optimizer.step(): its forward's writes happened
+        _counts["diverged"] += 1
 
 
 def _start(desc, module, args, kwargs, eager, leaves, spec, frame):
@@ -449,6 +450,9 @@ def backward(t, gradient, retain_graph, create_graph, inputs) -> bool:
             _NOW[0] = None
         ch.targets = tuple(i for i in targets if ch.tensors[i].grad is not None)
         return True
+    if ch.mode == "replay" and any(ch.tensors[i].grad is not None for i in ch.entry.targets):
+        _expect(ch, 10 ** 6, None)  # gradients accumulate into .grad: region by region
+        return False
     if ch.mode == "replay" and _expect(ch, k, desc):
         e = ch.entry
         from ..torch._core import meta, wrap

@@ -34,7 +34,7 @@ def _optimizer(name, params):
     return torch.optim.AdamW(params, lr=1e-2, weight_decay=0.1)
 
 
-def _run(opt_name, steps=8, clip=None, item_mid=None, skip=None, bn=False):
+def _run(opt_name, steps=6, clip=None, item_mid=None, skip=None, bn=False):
     """The plain loop (tensors made before the step, as a DataLoader gives them).
     Returns losses, state dict, grads and optimizer state after the last step,
     and the replayed-graph count per step."""
@@ -98,7 +98,7 @@ def fresh(graph_mode):
     whole.reset()
 
 
-@pytest.mark.parametrize("opt_name, clip", [("sgd", None), ("sgd", 0.05), ("adam", 1.0), ("adamw", None)])
+@pytest.mark.parametrize("opt_name, clip", [("sgd", 0.05), ("adam", 1.0), ("adamw", None)])
 def test_each_step_is_one_graph_with_pynative_numbers(fresh, opt_name, clip):
     eager, compiled = _both(opt_name=opt_name, clip=clip)
     # Adam rescales every gradient component: a fused graph's last-bit differences grow a little
@@ -113,26 +113,26 @@ def test_each_step_is_one_graph_with_pynative_numbers(fresh, opt_name, clip):
 def test_batchnorm_statistics_are_committed(fresh):
     eager, compiled = _both(opt_name="sgd", bn=True)
     _same(eager, compiled)
-    assert whole.stats()["replayed"] >= 4
-
-
-def test_a_skipped_update_commits_nothing(fresh):
-    """Step 5 calls backward but no optimizer.step(): the compiled step already ran,
-    so nothing of its update may reach the parameters or the optimizer state."""
-    eager, compiled = _both(opt_name="sgd", skip={5})
-    _same(eager, compiled)
     assert whole.stats()["replayed"] >= 3
 
 
-def test_a_host_read_inside_the_step_is_fine_when_replayed(fresh):
-    """loss.item() before backward on steps 5 and 6: a replay has real values."""
-    eager, compiled = _both(opt_name="sgd", item_mid={5, 6})
+def test_a_skipped_update_commits_nothing(fresh):
+    """Step 4 calls backward but no optimizer.step(): the compiled step already ran,
+    so nothing of its update may reach the parameters or the optimizer state."""
+    eager, compiled = _both(opt_name="sgd", skip={4})
     _same(eager, compiled)
-    assert whole.stats()["replayed"] >= 4
+    assert whole.stats()["replayed"] >= 2 and whole.stats()["diverged"] == 1
+
+
+def test_a_host_read_inside_the_step_is_fine_when_replayed(fresh):
+    """loss.item() before backward on steps 4 and 5: a replay has real values."""
+    eager, compiled = _both(opt_name="sgd", item_mid={4, 5})
+    _same(eager, compiled)
+    assert whole.stats()["replayed"] == 3
 
 
 def test_a_host_read_in_every_step_stays_region_by_region(fresh, capsys):
-    eager, compiled = _both(opt_name="sgd", item_mid=set(range(8)))
+    eager, compiled = _both(opt_name="sgd", item_mid=set(range(6)))
     _same(eager, compiled)
     assert whole.stats()["replayed"] == 0
     assert graph.fallbacks() == []  # every region still ran compiled
@@ -146,10 +146,10 @@ def test_a_batch_made_inside_the_step_is_not_baked_in(fresh):
     from .models import batches, train
     data = batches((20,), 4)
     graph.set_enabled(False)
-    le, se = train(MLP, data, steps=10)
+    le, se = train(MLP, data, steps=6)
     graph.reset()
     graph.set_enabled(True)
-    lg, sg = train(MLP, data, steps=10)
+    lg, sg = train(MLP, data, steps=6)
     np.testing.assert_allclose(lg, le, rtol=1e-4)
     assert whole.stats()["replayed"] == 0
     assert any("host data" in n for n in notes())
