@@ -53,6 +53,7 @@ _by_start: dict = {}
 _seen: dict = {}
 _compiled: dict = {}
 _tries: dict = {}
+_div: dict = {}  # step start -> replayed steps in a row that diverged
 _objs: dict = {}
 _counts = {"recorded": 0, "replayed": 0, "diverged": 0}
 _LABEL = "training step"
@@ -75,7 +76,7 @@ def stats() -> dict:
 def reset() -> None:
     """Forget every recorded step (tests)."""
     abandon()
-    for d in (_by_start, _seen, _compiled, _tries, _objs):
+    for d in (_by_start, _seen, _compiled, _tries, _div, _objs):
         d.clear()
     _counts.update(recorded=0, replayed=0, diverged=0)
 
@@ -294,7 +295,7 @@ def _expect(ch, k, desc) -> bool:
                 _fail(ch, "it changes from step to step (e.g. the learning rate or the calls it makes)", "", "")
     elif ch.mode == "replay":
         _commit(ch, k)  # the events before this one did happen (e.g. BatchNorm statistics)
-        _counts["diverged"] += 1
+        _diverged(ch)
         note("a training step did something else than the recorded one; it ran as separate graphs from there "
              "(nothing of the compiled step's update was committed)")
     ch.mode = "diverged"
@@ -308,6 +309,17 @@ def _commit(ch, upto) -> None:
         if ch.done <= ev < upto:
             _ms.set_data(ch.tensors[i], ch.outs[j])
     ch.done = max(ch.done, upto)
+
+
+def _diverged(ch) -> None:
+    """A replayed step that did something else; after :data:`_MAX_TRIES` in a row its
+    graph is dropped (e.g. a learning rate changed at every step)."""
+    _counts["diverged"] += 1
+    n = _div[ch.first] = _div.get(ch.first, 0) + 1
+    if n >= _MAX_TRIES:
+        _compiled.pop(ch.predicted, None)
+        _fail(ch, "its steps keep differing from the recorded one (e.g. the learning rate changes at every "
+                  "step)", "", "")
 
 
 def _fail(ch, reason, where, text) -> None:
@@ -331,7 +343,7 @@ def abandon() -> None:
         _stop_recording(ch)
     if ch is not None and ch.mode == "replay":
         _commit(ch, len(ch.events))  # a step without optimizer.step(): its forward's writes happened
-        _counts["diverged"] += 1
+        _diverged(ch)
 
 
 def _start(desc, module, args, kwargs, eager, leaves, spec, frame):
@@ -523,6 +535,7 @@ def optimizer_step(opt, fn) -> None:
     if ch.mode == "replay" and _expect(ch, k, desc):
         _gupd._time_step(opt)
         _commit(ch, len(ch.events))
+        _div.pop(ch.first, None)
         return None
     sig = tuple(ch.events)
     _seen[sig] = _seen.get(sig, 0) + 1
@@ -562,6 +575,10 @@ def _close(ch) -> None:
     ew = ch.event_writes
     commit = [(i, base + j, ew[i]) for j, i in enumerate(written) if i in ew]
     pbase = base + len(written) + n_assigned
+    if any(pid not in pos for pid in rec.param_writes):
+        rec.broken = rec.broken or capture.Break("writes a parameter that is not its module's or optimizer's",
+                                                 "", "", 0, "")
+        pos.update({pid: -1 for pid in rec.param_writes})
     commit += [(pos[pid], pbase + j, ew.get(pos[pid], len(sig) - 1)) for j, pid in enumerate(rec.param_writes)]
     e.commit = tuple(commit)
     ch.rec = None

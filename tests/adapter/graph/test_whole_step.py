@@ -34,7 +34,7 @@ def _optimizer(name, params):
     return torch.optim.AdamW(params, lr=1e-2, weight_decay=0.1)
 
 
-def _run(opt_name, steps=6, clip=None, item_mid=None, skip=None, bn=False):
+def _run(opt_name, steps=6, clip=None, item_mid=None, skip=None, bn=False, lr_per_step=False):
     """The plain loop (tensors made before the step, as a DataLoader gives them).
     Returns losses, state dict, grads and optimizer state after the last step,
     and the replayed-graph count per step."""
@@ -46,6 +46,8 @@ def _run(opt_name, steps=6, clip=None, item_mid=None, skip=None, bn=False):
     losses, replays = [], []
     for i in range(steps):
         x, y = data[i % len(data)]
+        if lr_per_step:
+            optimizer.param_groups[0]["lr"] = 0.05 / (1 + i)
         r0 = graph.stats()["replays"]
         out = net(x)
         loss = criterion(out.reshape(-1, 4), y.reshape(-1))
@@ -160,3 +162,47 @@ def test_turned_off_by_environment(fresh, monkeypatch):
     monkeypatch.setenv("MSNB_GRAPH_STEP", "0")
     _run("sgd", steps=5)
     assert whole.stats() == {"recorded": 0, "replayed": 0, "diverged": 0}
+
+
+def test_a_learning_rate_changed_every_step_keeps_pynative_numbers(fresh):
+    """The rate is part of the recorded step: changed at every step, no recording
+    repeats, and after three tries the step stays region by region (said once)."""
+    eager, compiled = _both(opt_name="sgd", lr_per_step=True)
+    _same(eager, compiled)
+    assert whole.stats()["replayed"] == 0
+    assert any("changes from step to step" in n for n in notes())
+
+
+def test_an_error_inside_a_recorded_step_leaves_no_recording_open(fresh):
+    """The recording spans the user's code: a step left before step() (an error, a
+    break) must not leave MindSpore's recorder running -- the cell's end closes it --
+    and a replayed step that calls something extra goes on region by region."""
+    from msnb.adapter.graph import capture
+    torch.manual_seed(0)
+    net, criterion = MLP(), nn.CrossEntropyLoss()
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.05)
+    x, y = _data(1)[0]
+
+    def one(stop=False, extra=False):
+        out = net(x)
+        recording = capture.current() is not None
+        if extra:
+            net(x)
+        loss = criterion(out, y)
+        optimizer.zero_grad()
+        loss.backward()
+        if not stop:
+            optimizer.step()
+        return recording
+
+    assert not one()
+    assert one(stop=True)  # recorded, then left before optimizer.step()
+    whole.abandon()  # what the cell's end does
+    assert capture.current() is None
+    assert one()  # recorded again, completed and compiled
+    assert whole.stats()["recorded"] == 1
+    one(extra=True)
+    assert whole.stats() == {"recorded": 1, "replayed": 1, "diverged": 1}
+    assert capture.current() is None
+    one()
+    assert whole.stats()["replayed"] == 2
