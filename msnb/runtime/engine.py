@@ -130,6 +130,9 @@ class Runtime:
                 raise
             raise shown from None
         finally:
+            step = sys.modules.get("msnb.adapter.graph.step")
+            if step is not None:  # a training step left open by the cell (an error, no step()) ends with it
+                step.abandon()
             report.record_finish(run, error)
             cell_globals.flush()
             cell_globals.pin(

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from .. import _ms
 
-__all__ = ["Recording", "Break", "current", "recording", "host_read", "host_random", "feed", "residuals", "user_frame",
+__all__ = ["Recording", "Break", "current", "recording", "host_read", "host_random", "host_data", "feed", "residuals", "user_frame",
            "refill"]
 
 _CURRENT: list = [None]
@@ -123,6 +123,15 @@ def host_random() -> None:
         _mark("draws random numbers on the host")
 
 
+def host_data() -> None:
+    """Called where a tensor is made from host data (``torch.tensor(array)``, ``from_numpy``):
+    inside a recorded training step (graph/step.py) its value would be a constant of the
+    graph, though a batch changes at every step."""
+    rec = _CURRENT[0]
+    if rec is not None and rec.params_out:
+        _mark("makes a tensor from host data inside the step")
+
+
 def feed(fn, args, kwargs):
     """A host-random adapter function called while recording (see :meth:`Recording.feed`)."""
     return _CURRENT[0].feed(fn, args, kwargs)
@@ -157,6 +166,13 @@ class Recording:
         self.feeds: list = []
         self._feeding = False
         self.allow_feeds = True
+        #: when set, writes to Parameters are not recorded as in-graph assigns: the
+        #: eager run writes them (unrecorded) and their new values become graph
+        #: outputs (:attr:`param_writes`) that the caller commits (graph/step.py)
+        self.params_out = False
+        self.param_writes: dict = {}
+        #: ``on_input_write(position)``: called at each write to an input (or a written Parameter)
+        self.on_input_write = None
         self.broken: Break | None = None
         self.where = where
         self._closed = False
@@ -170,6 +186,19 @@ class Recording:
         return self
 
     def _write(self, dst, src) -> None:
+        if self.params_out and isinstance(dst, _ms.ms.Parameter) and dst.shape == src.shape \
+                and dst.dtype == src.dtype:
+            if id(dst) in self.param_writes:
+                # the recorder keeps reading a Parameter's own memory: what was computed from it
+                # after the first (unrecorded) write would use the old value at a replay
+                _mark("writes a parameter twice")
+            with _ms.untraced():
+                _ms.ms.ops.assign(dst, src)
+            _ms.trace_pass(src, dst)
+            self.param_writes[id(dst)] = (dst, src)
+            if self.on_input_write is not None:
+                self.on_input_write(self._pos.get(id(dst)))
+            return
         if isinstance(dst, _ms.ms.Parameter) and dst.shape == src.shape and dst.dtype == src.dtype:
             # MindSpore binds a recorded Parameter itself (not a graph input):
             # a recorded assign updates it in place at every replay, kept alive
@@ -179,6 +208,8 @@ class Recording:
         _ms._update(dst, src)
         _ms.trace_pass(src, dst)
         i = self._pos.get(id(dst))
+        if i is not None and self.on_input_write is not None:
+            self.on_input_write(i)
         if i is not None and i not in self.written:
             self.written.append(i)
 
@@ -215,7 +246,8 @@ class Recording:
             _ms.trace_abandon(self.inputs[0] if self.inputs else None)
             return False
         try:
-            _ms.trace_end(tuple(outputs) + tuple(self.inputs[i] for i in self.written) + tuple(self._assigned))
+            _ms.trace_end(tuple(outputs) + tuple(self.inputs[i] for i in self.written) + tuple(self._assigned)
+                          + tuple(src for _, src in self.param_writes.values()))
         except BaseException:
             _ms.trace_reset(self.inputs[0] if self.inputs else None)
             raise

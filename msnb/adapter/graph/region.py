@@ -18,7 +18,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["Region", "Fallback", "explain", "fallbacks", "stats", "reset", "compiling", "fall_back"]
+__all__ = ["Region", "Fallback", "explain", "fallbacks", "stats", "reset", "compiling", "fall_back", "note", "notes"]
 
 #: a key is recorded when seen this many times (a one-off shape, or an
 #: optimizer's first step that creates its state, is not worth a compile)
@@ -71,6 +71,22 @@ def fall_back(fb: Fallback, say=print) -> None:
         say(f"msnb graph: {fb.line()}  (%msnb explain lists all)")
 
 
+_notes: list[str] = []
+
+
+def note(line: str, say=print) -> None:
+    """A compiled-but-not-as-one-graph remark (graph/step.py): said once, listed by :func:`explain`."""
+    if line in _notes:
+        return
+    _notes.append(line)
+    say(f"msnb graph: {line}")
+
+
+def notes() -> list[str]:
+    """Every :func:`note` since the last :func:`reset`."""
+    return list(_notes)
+
+
 def fallbacks() -> list[Fallback]:
     """Every fallback since the last :func:`reset`, oldest first."""
     return list(_log)
@@ -80,9 +96,10 @@ def explain() -> str:
     """The full fallback list as text (what ``%msnb explain`` prints)."""
     head = (f"graph mode (since the kernel started or `%msnb explain --reset`): {_stats['graphs']} graph(s) "
             f"compiled in {_stats['compile_seconds']:.1f} s, {_stats['replays']} compiled call(s) run")
+    lines = [head] + [f"note: {n}" for n in _notes]
     if not _log:
-        return head + "\nno fallbacks: every region ran as a compiled graph"
-    lines = [head, f"{len(_log)} fallback(s) to PyNative:"]
+        return "\n".join(lines + ["no fallbacks: every region ran as a compiled graph"])
+    lines.append(f"{len(_log)} fallback(s) to PyNative:")
     for i, fb in enumerate(_log, 1):
         lines.append(f"{i}. {fb.region}")
         lines.append(f"   why:   {fb.reason}")
@@ -101,6 +118,7 @@ def stats() -> dict:
 def reset() -> None:
     """Forget the fallback log and counters (compiled graphs stay cached)."""
     _log.clear()
+    _notes.clear()
     _stats.update(graphs=0, compile_seconds=0.0, replays=0)
 
 

@@ -18,7 +18,7 @@ from .. import _ms
 from .capture import Recording, _place, user_frame
 from .region import Fallback, Region, _first_line, _report, compiling, fall_back, replayed
 
-__all__ = ["optimizer_step", "clip_grad_norm"]
+__all__ = ["optimizer_step", "clip_grad_norm", "opt_key"]
 
 #: distinct keys seen without any repeating: the update's numbers change every call
 _MAX_KEYS = 12
@@ -110,12 +110,18 @@ def _failed(region, key, reason, fn):
 
 def optimizer_step(opt, fn) -> None:
     """``opt``'s update of every parameter (``fn()`` is the PyNative one)."""
-    from ..torch._tensor import Tensor
     _time_step(opt)
     d = opt.__dict__
     region = d.get("_msnb_region")
     if region is None:
         region = d["_msnb_region"] = Region(f"{type(opt).__name__}.step")
+    params, grads, states, key = opt_key(opt)
+    run(region, key, (*params, *grads, *states), fn)
+
+
+def opt_key(opt):
+    """``(params with a grad, their grads, state tensors, guard key)`` of ``opt``'s next step."""
+    from ..torch._tensor import Tensor
     params, grads, states, key = [], [], [], []
     for g in opt.param_groups:
         key.append(tuple((k, _number_key(v)) for k, v in sorted(g.items()) if k not in ("params", "param_names")))
@@ -134,7 +140,7 @@ def optimizer_step(opt, fn) -> None:
                 else:
                     sk.append((k, _number_key(v)))
             key.append((id(p), tuple(p.shape), p.dtype, tuple(p.grad.shape), p.grad.dtype, tuple(sk)))
-    run(region, tuple(key), (*params, *grads, *states), fn)
+    return params, grads, states, tuple(key)
 
 
 def _time_step(opt) -> None:

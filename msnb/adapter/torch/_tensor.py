@@ -21,6 +21,7 @@ import numpy as np
 from .. import _ms as _ms_internal
 from .._ms import TensorPy, ms, set_data
 from ..graph import capture as _graph_capture
+from ..graph import step as _graph_step
 from . import _core, _missing
 from . import _dtype as D
 from . import _sparse_coo as _sparse
@@ -285,6 +286,8 @@ class Tensor(ms.Tensor):
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """msnb implementation of ``Tensor.backward``."""
+        if _graph_step.active() and _graph_step.backward(self, gradient, retain_graph, create_graph, inputs):
+            return  # answered by the compiled training step (graph/step.py)
         from .autograd import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 

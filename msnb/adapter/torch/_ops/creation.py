@@ -9,6 +9,7 @@ import numpy as np
 from .. import _dtype as D
 from .._core import K, TensorPy, wrap
 from .. import _core
+from ...graph import capture as _graph_capture
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace",
@@ -122,6 +123,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             out.requires_grad_(True)
         return out
     arr, d = _np_default(data, dtype)
+    if arr.size > 1:
+        _graph_capture.host_data()
     return _finish(arr, d, requires_grad)
 
 
@@ -147,6 +150,8 @@ def from_numpy(arr):
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
     d = D.to_torch_dtype(arr.dtype)
+    if arr.size > 1:
+        _graph_capture.host_data()
     if arr.flags.c_contiguous and arr.flags.writeable and arr.dtype.kind in "biuf":
         return _core.share_numpy(arr, d)
     return _finish(arr, d)

@@ -62,9 +62,10 @@ class Adam(Optimizer):
             grad = grad_of(p, group["maximize"])
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
             step = bump_step(state["step"])
+            pv = p  # the decayed value: p is written once per step (a recorded step reads the write back)
             if wd != 0:
                 if decoupled:
-                    assign(p, K.mul(p, sc(p, 1 - lr * wd)))
+                    pv = K.mul(p, sc(p, 1 - lr * wd))
                 else:
                     grad = axpy(grad, p, wd)
             assign(exp_avg, lerp(exp_avg, grad, 1 - beta1))
@@ -80,4 +81,4 @@ class Adam(Optimizer):
             else:
                 second = exp_avg_sq
             denom = K.add(K.div(K.sqrt(second), sc(p, bias_correction2_sqrt)), sc(p, eps))
-            assign(p, addcdiv(p, exp_avg, denom, -step_size))
+            assign(p, addcdiv(pv, exp_avg, denom, -step_size))

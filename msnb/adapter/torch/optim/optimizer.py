@@ -21,7 +21,7 @@ import numpy as np
 
 from ... import graph as _graph
 from ...graph import capture as _graph_capture
-from ...graph import update as _graph_update
+from ...graph import step as _graph_step
 from .. import _core
 from .._core import K, wrap
 from ..._ms import ms, set_data
@@ -260,8 +260,8 @@ class Optimizer:
             with enable_grad():
                 loss = closure()
         with no_grad():
-            if _graph.STATE.enabled and closure is None and _graph_capture.current() is None:
-                _graph_update.optimizer_step(self, self._step_groups)
+            if _graph.STATE.enabled and closure is None:
+                _graph_step.optimizer_step(self, self._step_groups)
             else:
                 self._step_groups()
         for hook in list(self._optimizer_step_post_hooks.values()):

@@ -23,8 +23,7 @@ from ..._tensor import Tensor
 from ..parameter import Parameter
 from ...amp import policy as _amp_policy
 from .... import graph as _graph
-from ....graph import capture as _graph_capture
-from ....graph import module as _graph_module
+from ....graph import step as _graph_step
 
 __all__ = ["Module"]
 
@@ -112,8 +111,8 @@ class Module(ms.nn.Cell):
 
     def __call__(self, *args, **kwargs):
         args = _adapt_inputs(args)
-        if _graph.STATE.enabled and _graph_capture.current() is None:
-            return _graph_module.call(self, args, kwargs, self._call_eager)
+        if _graph.STATE.enabled:
+            return _graph_step.module_call(self, args, kwargs, self._call_eager)
         return self._call_eager(args, kwargs)
 
     def _call_eager(self, args, kwargs):

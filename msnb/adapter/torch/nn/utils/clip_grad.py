@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from .... import graph as _graph
-from ....graph import capture as _graph_capture
-from ....graph import update as _graph_update
+from ....graph import step as _graph_step
 from ...autograd.grad_mode import no_grad
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_"]
@@ -29,10 +28,10 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     if not grads:
         return tensor(0.0)
     norm_type = float(norm_type)
-    if _graph.STATE.enabled and not error_if_nonfinite and _graph_capture.current() is None:
-        # graph mode: one compiled graph (the non-finite check would read the norm on the host)
-        return _graph_update.clip_grad_norm(params, grads, (float(max_norm), norm_type),
-                                            lambda: _clip_norm(grads, max_norm, norm_type, False))
+    if _graph.STATE.enabled and not error_if_nonfinite:
+        # graph mode: compiled (the non-finite check would read the norm on the host)
+        return _graph_step.clip(params, grads, (float(max_norm), norm_type),
+                                lambda: _clip_norm(grads, max_norm, norm_type, False))
     return _clip_norm(grads, max_norm, norm_type, error_if_nonfinite)
 
 
