@@ -7,6 +7,7 @@ and by msnb (``msnb exec [--mode graph] torch_workloads.py ...``).  ITEM is
 or tokens), step time, first-step seconds, peak RSS."""
 
 import json
+import os
 import resource
 import sys
 import time
@@ -17,23 +18,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 
-class LeNet(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(3, 16, 5)
-        self.pool = nn.MaxPool2d(2, 2)
-        self.conv2 = nn.Conv2d(16, 32, 5)
-        self.fc1 = nn.Linear(32 * 5 * 5, 120)
-        self.fc2 = nn.Linear(120, 84)
-        self.fc3 = nn.Linear(84, 10)
-
-    def forward(self, x):
-        x = self.pool(F.relu(self.conv1(x)))
-        x = self.pool(F.relu(self.conv2(x)))
-        x = x.view(-1, 32 * 5 * 5)
-        x = F.relu(self.fc1(x))
-        x = F.relu(self.fc2(x))
-        return self.fc3(x)
+# the suite's LeNet is the seed's, shared with benchmarks/train_throughput.py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "_lenet"))
+from torch_train import LeNet  # noqa: E402
 
 
 class MLP(nn.Module):
