@@ -10,7 +10,6 @@ the first failing sample's message.  Regenerate with
 __all__ = ["EXPECTED_FAILURES"]
 
 EXPECTED_FAILURES = {
-    'kthvalue:function:int64': 'output 1: values differ',
     'lu:function:float32': 'NotSupportedError: torch.lu is not supported by msnb yet',
     'lu:method:float32': 'NotSupportedError: torch.Tensor.lu is not supported by msnb yet',
     'lu:function:float64': 'NotSupportedError: torch.lu is not supported by msnb yet',
@@ -37,7 +36,6 @@ EXPECTED_FAILURES = {
     'nn.functional.avg_pool2d:function:int64': 'TypeError: For primitive[AvgPool3D], the input argument[x] must be a type of {Tensor[Float16], Tensor[Float32], Tensor[Float64]}, but got Tensor[Int64].',
     'nn.functional.fractional_max_pool3d:function:float32': 'output 0: values differ at (0, 2, 0, 1, 0): msnb 6.660710334777832 torch 7.958866119384766 (7 of 72)',
     'nn.functional.max_pool3d:function:int64': 'output 0: dtype torch.float32 != torch torch.int64',
-    'topk:function:int64': 'output 1: values differ',
     'nn.functional.hardtanh:function:int64': 'output 0: dtype torch.float32 != torch torch.int64',
     'nn.functional.relu6:function:int64': 'output 0: dtype torch.float32 != torch torch.int64',
     'ormqr:function:float32': 'NotSupportedError: torch.ormqr is not supported by msnb yet',
@@ -49,7 +47,6 @@ EXPECTED_FAILURES = {
     'svd_lowrank:function:float64': 'NotSupportedError: torch.svd_lowrank is not supported by msnb yet',
     'pca_lowrank:function:float32': 'NotSupportedError: torch.pca_lowrank is not supported by msnb yet',
     'pca_lowrank:function:float64': 'NotSupportedError: torch.pca_lowrank is not supported by msnb yet',
-    'sort:function:bool': 'output 1: values differ',
     'chalf:method:float32': 'NotSupportedError: torch.Tensor.chalf is not supported by msnb yet',
     'chalf:method:float64': 'NotSupportedError: torch.Tensor.chalf is not supported by msnb yet',
     'chalf:method:int64': 'NotSupportedError: torch.Tensor.chalf is not supported by msnb yet',
@@ -71,7 +68,6 @@ EXPECTED_FAILURES = {
     'hash_tensor:function:int64': 'NotSupportedError: torch.hash_tensor is not supported by msnb yet',
     'hash_tensor:function:bool': 'NotSupportedError: torch.hash_tensor is not supported by msnb yet',
     'nn.functional.ctc_loss:function:float32': 'grad: gradient of input 0: values differ at (1, 9, 19): msnb -0.04961657524108887 torch -0.04964669421315193 (13 of 16000)',
-    'argsort:function:bool': 'output 0: values differ',
     'scatter_reduce.sum:function:bool': "ValueError: Invalid integer data type 'b'.",
     'scatter_reduce.prod:function:bool': "ValueError: Invalid integer data type 'b'.",
     'scatter_reduce.amin:function:bool': "ValueError: Invalid integer data type 'b'.",
