@@ -564,6 +564,8 @@ class Tensor(ms.Tensor):
 
     # --- shape methods with PyTorch's varargs spellings --------------------------
     def view(self, *shape, **kw):
+        if "dtype" in kw:
+            return S.view(self, *shape, **kw)
         return S.view(self, *(C.sizes_or_keyword(shape, kw, "size", "view") if kw else shape))
 
     def reshape(self, *shape, **kw):

@@ -18,8 +18,7 @@ from .._ops import pointwise as P, reduction as Rd
 from .._ops.creation import tensor
 
 __all__ = ["max_pool3d", "avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
-           "adaptive_avg_pool3d", "avg_pool_nd", "lp_pool3d", "local_response_norm", "unfold", "fold", "conv_transpose3d",
-           "conv_transpose_nd", "conv_windows"]
+           "adaptive_avg_pool3d", "lp_pool3d", "local_response_norm", "unfold", "fold", "conv_transpose3d"]
 
 
 def _F():
