@@ -10,9 +10,6 @@ the first failing sample's message.  Regenerate with
 __all__ = ["EXPECTED_FAILURES"]
 
 EXPECTED_FAILURES = {
-    'lu:function:float32': 'NotSupportedError: torch.lu is not supported by msnb yet',
-    'lu:method:float32': 'NotSupportedError: torch.Tensor.lu is not supported by msnb yet',
-    'lu:function:float64': 'NotSupportedError: torch.lu is not supported by msnb yet',
     'as_strided.partial_views:function:float32': 'output 0: values differ at (0, 0): msnb 3.611605167388916 torch -8.478373527526855 (4 of 4)',
     'as_strided.partial_views:method:float32': 'output 0: values differ at (0, 0): msnb 3.611605167388916 torch -8.478373527526855 (4 of 4)',
     'as_strided_scatter:function:float32': 'grad: gradient of input 0: values differ at (0,): msnb 0.0 torch 0.1257302165031433 (1 of 1)',
@@ -20,9 +17,6 @@ EXPECTED_FAILURES = {
     'as_strided_scatter:function:float64': 'grad: gradient of input 0: values differ at (0,): msnb 0.0 torch 0.1257302210933933 (1 of 1)',
     'nn.functional.pad.constant:function:bool': 'output 0: dtype torch.int64 != torch torch.bool',
     'nn.functional.fractional_max_pool3d:function:float32': 'output 0: values differ at (0, 2, 0, 1, 0): msnb 6.660710334777832 torch 7.958866119384766 (7 of 72)',
-    'ormqr:function:float32': 'NotSupportedError: torch.ormqr is not supported by msnb yet',
-    'ormqr:method:float32': 'NotImplementedError: torch.Tensor.ormqr is not supported by msnb yet',
-    'ormqr:function:float64': 'NotSupportedError: torch.ormqr is not supported by msnb yet',
     'sign:function:bool': 'TypeError: Select CPU operator[Sign] fail! Unsupported data type!',
     'sgn:function:bool': 'TypeError: Select CPU operator[Sign] fail! Unsupported data type!',
     'svd_lowrank:function:float32': 'NotSupportedError: torch.svd_lowrank is not supported by msnb yet',
@@ -65,8 +59,6 @@ EXPECTED_FAILURES = {
     'linalg.eig:function:float32': 'NotSupportedError: torch.linalg.eig is not supported by msnb yet',
     'linalg.eig:function:float64': 'NotSupportedError: torch.linalg.eig is not supported by msnb yet',
     'linalg.eigh:function:float64': 'output 1: values differ at (0, 2): msnb 0.017642807037354706 torch -0.017642807037354623 (10 of 25)',
-    'linalg.householder_product:function:float32': 'NotSupportedError: torch.linalg.householder_product is not supported by msnb yet',
-    'linalg.householder_product:function:float64': 'NotSupportedError: torch.linalg.householder_product is not supported by msnb yet',
     'linalg.ldl_factor:function:float32': 'NotSupportedError: torch.linalg.ldl_factor is not supported by msnb yet',
     'linalg.ldl_factor:function:float64': 'NotSupportedError: torch.linalg.ldl_factor is not supported by msnb yet',
     'linalg.ldl_factor_ex:function:float32': 'NotSupportedError: torch.linalg.ldl_factor_ex is not supported by msnb yet',
@@ -77,14 +69,6 @@ EXPECTED_FAILURES = {
     'linalg.lstsq:function:float64': 'grad: msnb output does not require grad',
     'linalg.lstsq.grad_oriented:function:float32': 'grad: msnb output does not require grad',
     'linalg.lstsq.grad_oriented:function:float64': 'grad: msnb output does not require grad',
-    'linalg.lu_factor:function:float32': 'NotSupportedError: torch.linalg.lu_factor is not supported by msnb yet',
-    'linalg.lu_factor:function:float64': 'NotSupportedError: torch.linalg.lu_factor is not supported by msnb yet',
-    'linalg.lu_factor_ex:function:float32': 'NotSupportedError: torch.linalg.lu_factor_ex is not supported by msnb yet',
-    'linalg.lu_factor_ex:function:float64': 'NotSupportedError: torch.linalg.lu_factor_ex is not supported by msnb yet',
-    'linalg.lu:function:float32': 'NotSupportedError: torch.linalg.lu is not supported by msnb yet',
-    'linalg.lu:function:float64': 'NotSupportedError: torch.linalg.lu is not supported by msnb yet',
-    'linalg.lu_solve:function:float32': 'NotSupportedError: torch.linalg.lu_solve is not supported by msnb yet',
-    'linalg.lu_solve:function:float64': 'NotSupportedError: torch.linalg.lu_solve is not supported by msnb yet',
     'nn.FractionalMaxPool2d:module:float32': 'RuntimeError: Expect _random_samples to have the same dtype as input',
     'nn.FractionalMaxPool3d:module:float32': 'RuntimeError: Expect _random_samples to have the same dtype as input',
 }
