@@ -69,11 +69,6 @@ def view(input, *shape, dtype=None):
     return _as_view(input, res, lambda t: _reshape_impl(t, shape), lambda t, new: _reshape_impl(new, t.shape))
 
 
-_TYPE_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "int8": "Char",
-               "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool",
-               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
-
 def _bits(t):
     """The tensor's elements as a C-contiguous numpy array of the same item size (its bit patterns)."""
     a = np.ascontiguousarray(t.detach().numpy())
@@ -108,7 +103,7 @@ def view_dtype(input, dtype):
     src = input.dtype
     old, new = src.itemsize, dtype.itemsize
     if old != new:
-        what = f"to view {_TYPE_NAMES[src._name]} as {_TYPE_NAMES[dtype._name]} (different element sizes)"
+        what = f"to view {D._name_of(src)} as {D._name_of(dtype)} (different element sizes)"
         if input.ndim == 0:
             raise RuntimeError(f"self.dim() cannot be 0 {what}")
         if input.__dict__.get("_noncontig"):
