@@ -6,7 +6,9 @@ from the adapter itself (``python -m msnb.adapter.support --write``) and a test
 checks the committed file matches what the adapter really exposes.
 
 Entry status is ``supported`` or ``partial``; a partial entry carries a note
-that says what differs.  A name absent from the registry is not supported.
+that says what differs.  A supported entry may carry a note that says how it is
+computed where that is not MindSpore's own kernel (``COMPUTED_NOTES``).  A name
+absent from the registry is not supported.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Entry", "load_registry", "is_supported", "build_registry", "to_markdown", "main", "REGISTRY_PATH",
-           "SUPPORT_LIST_URL", "NAMESPACES", "PARTIAL", "LINALG_SPECIAL_NOTES", "OPINFO_RESULTS_PATH", "EXTRA_NAMES",
+           "SUPPORT_LIST_URL", "NAMESPACES", "PARTIAL", "COMPUTED_NOTES", "LINALG_SPECIAL_NOTES", "OPINFO_RESULTS_PATH",
+           "EXTRA_NAMES",
            "load_opinfo_results", "opinfo_lines"]
 
 REGISTRY_PATH = Path(__file__).with_name("support.json")
@@ -257,6 +260,21 @@ TOOLING_NOTES = {
                                        "memory_format")},
     "torch.cuda.Event": "without an accelerator, making one raises PyTorch CPU-only's RuntimeError; on Ascend it "
                         "notes the host time after a device synchronize (not run on Ascend here)",
+_ORDER = ("the order is found on the host (numpy, replaying PyTorch's CPU order of equal elements: introsort, "
+          "partial sort, nth_element; stable where PyTorch is); values are gathered, so gradients flow")
+_WINDOWS = ("{dtypes}: computed from windows gathered by index tables and MindSpore's matmul / sum (exact for "
+            "integers), as MindSpore 2.10's CPU {kernel} kernels do not take these dtypes")
+#: How a supported name is computed where that is not MindSpore's own kernel for it: shown as the
+#: name's note, but it does not make the name partial (nothing differs from PyTorch).
+COMPUTED_NOTES = {
+    **_both(("sort", "argsort", "topk"), _ORDER),
+    **{f"torch.nn.functional.{n}": _WINDOWS.format(dtypes="int64", kernel="Conv2D") for n in ("conv1d", "conv2d")},
+    "torch.nn.functional.conv3d": _WINDOWS.format(dtypes="int64 and float64", kernel="Conv3D"),
+    **{f"torch.nn.functional.{n}": _WINDOWS.format(dtypes="int64 and float64", kernel="Conv2DTranspose / Conv3D")
+       for n in ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d")},
+    **{f"torch.nn.functional.{n}": _WINDOWS.format(dtypes="int64 and float64 (their gradients)",
+                                                  kernel="AvgPool / AvgPoolGrad")
+       for n in ("avg_pool1d", "avg_pool2d")},
 }
 #: What differs from PyTorch where an API is implemented but not in full.
 PARTIAL = {
@@ -270,8 +288,6 @@ PARTIAL = {
                         "in-place op through msnb",
     "torch.Tensor.expand": "returns a copy, not a view: in-place writes to it do not reach the base",
     "torch.inference_mode": "tensors made inside are ordinary tensors afterwards",
-    "torch.sort": "sorts on the host (numpy, stable)",
-    "torch.Tensor.sort": "sorts on the host (numpy, stable)",
     "torch.unique": "runs on the host (numpy); always sorted",
     "torch.bincount": "counts on the host (numpy)",
     **{n: _SPARSE for n in ("torch.sparse_coo_tensor", "torch.sparse.mm", "torch.sparse.sum", "torch.spmm",
@@ -280,7 +296,9 @@ PARTIAL = {
     "torch.Tensor.bincount": "counts on the host (numpy)",
     "torch.nonzero": "runs on the host (numpy)",
     "torch.einsum": "no '...' and no repeated index within one operand",
-    "torch.Tensor.view": "view(dtype) is not supported",
+    "torch.Tensor.view": "view(dtype) reinterprets the bits on the host (a true view; no gradient, as PyTorch); "
+                         "view(dtype) of a non-contiguous tensor with another element size raises msnb's "
+                         "unsupported error",
     "torch.diag": "diagonal=0 only",
     "torch.scatter": "reduce='multiply' is not supported",
     "torch.nn.functional.embedding_bag": "max_norm is not supported",
@@ -388,16 +406,19 @@ def _entry(name: str, opinfo: dict) -> dict:
     """A name's status: ``partial`` when a note says what differs or when any of
     its OpInfo samples fails (the note then says which and why)."""
     note = PARTIAL.get(name, "")
+    how = COMPUTED_NOTES.get(name, "")
     res = opinfo.get(name)
-    if res is None:
-        return {"status": "partial", "note": note} if note else {"status": "supported"}
-    total = res["passed"] + res["failed"]
-    e = {"opinfo": f"{res['passed']}/{total}"}
-    if res["failed"]:
-        why = "; ".join(res["failures"][:2])
-        extra = f"OpInfo: {res['failed']} of {total} samples fail ({why})"
-        note = f"{note}; {extra}" if note else extra
-    return {"status": "partial", "note": note, **e} if note else {"status": "supported", **e}
+    e = {}
+    if res is not None:
+        total = res["passed"] + res["failed"]
+        e = {"opinfo": f"{res['passed']}/{total}"}
+        if res["failed"]:
+            why = "; ".join(res["failures"][:2])
+            extra = f"OpInfo: {res['failed']} of {total} samples fail ({why})"
+            note = f"{note}; {extra}" if note else extra
+    if note:
+        return {"status": "partial", "note": f"{how}; {note}" if how else note, **e}
+    return {"status": "supported", "note": how, **e} if how else {"status": "supported", **e}
 
 
 def build_registry() -> dict:

@@ -570,6 +570,8 @@ class Tensor(ms.Tensor):
 
     # --- shape methods with PyTorch's varargs spellings --------------------------
     def view(self, *shape, **kw):
+        if "dtype" in kw:
+            return S.view(self, *shape, **kw)
         return S.view(self, *(C.sizes_or_keyword(shape, kw, "size", "view") if kw else shape))
 
     def reshape(self, *shape, **kw):
@@ -787,6 +789,10 @@ Tensor.polygamma = lambda self, n: _sf.polygamma(n, self)
 Tensor.polygamma.__doc__ = "msnb implementation of ``Tensor.polygamma``."
 Tensor.svd, Tensor.qr, Tensor.cholesky, Tensor.slogdet = _mx.torch_svd, _mx.torch_qr, _mx.torch_cholesky, \
     _mx.torch_slogdet
+from ._ops import lu as _lu  # noqa: E402
+Tensor.lu = _lu.lu
+from ._ops import factorized as _fz  # noqa: E402
+Tensor.ormqr, Tensor.orgqr = _fz.ormqr, _fz.orgqr
 from ._ops import arrange as _ar, positions as _pos  # noqa: E402
 Tensor.unfold, Tensor.sum_to_size = _pos.unfold, _ar.sum_to_size
 Tensor.where = lambda self, condition, other: P.where(condition, self, other)

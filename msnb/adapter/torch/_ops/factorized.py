@@ -14,7 +14,8 @@ from .. import return_types
 from .. import _dtype as D
 from . import matrix as M
 
-__all__ = ["cholesky_solve", "cholesky_inverse", "triangular_solve", "geqrf", "lu_unpack", "lu_solve"]
+__all__ = ["cholesky_solve", "cholesky_inverse", "triangular_solve", "geqrf", "lu_unpack", "lu_solve", "orgqr",
+           "ormqr"]
 
 _TriSolve = return_types.structseq("triangular_solve", ["solution", "cloned_coefficient"])
 _Geqrf = return_types.structseq("geqrf", ["a", "tau"])
@@ -121,3 +122,73 @@ def lu_solve(b, LU_data, LU_pivots, *, out=None):
     y = matmul(M.mT(P), b)
     y = M.solve_triangular(LU_data, y, upper=False, unitriangular=True)
     return M.solve_triangular(LU_data, y, upper=True)
+
+
+def tied_to(value, *inputs):
+    """``value`` as a result of ``inputs`` for autograd (zero gradients to them), without slicing
+    them: MindSpore's slice backward fails on tensors with a zero-size dimension."""
+    for x in inputs:
+        if x.dtype.is_floating_point:
+            value = value + x.sum() * 0
+    return value
+
+
+def _reflectors(input, tau, rows, name):
+    """``H_1 ... H_k`` applied to the first ``rows`` columns of the identity, for LAPACK's Householder
+    vectors below the diagonal of ``input`` (``H_i = I - tau_i v_i v_i^T``, ``v_i[i] = 1``), in
+    differentiable ops (gradients to ``input`` and ``tau``, as PyTorch's)."""
+    from .creation import eye
+    from .linalg import matmul
+    m = input.shape[-2]
+    k = tau.shape[-1]
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f'"{name}_cpu" not implemented for \'{D._name_of(input.dtype)}\'')
+    Q = eye(m, rows, dtype=input.dtype)
+    batch = tuple(input.shape[:-2])
+    if batch:
+        Q = Q.expand(*batch, m, rows)
+    if input.numel() == 0 or k == 0:
+        return tied_to(Q, input, tau)
+    V = input[..., :, :k].tril(-1) + eye(m, k, dtype=input.dtype)
+    for i in reversed(range(k)):
+        v = V[..., :, i:i + 1]
+        Q = Q - tau[..., i:i + 1].unsqueeze(-1) * matmul(v, matmul(M.mT(v), Q))
+    return Q
+
+
+def householder_product(A, tau, *, out=None):
+    """msnb implementation of ``torch.linalg.householder_product``: the first ``n`` columns of
+    ``H_1 ... H_k`` (MindSpore 2.10 has no CPU Orgqr kernel: built from matmuls, so differentiable)."""
+    name = "torch.linalg.householder_product"
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if A.shape[-2] < A.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if A.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    return _reflectors(A, tau, A.shape[-1], "orgqr")
+
+
+def orgqr(input, tau):
+    """msnb implementation of ``torch.orgqr`` (``torch.linalg.householder_product``)."""
+    return householder_product(input, tau)
+
+
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    """msnb implementation of ``torch.ormqr``: ``op(Q) other`` (``other op(Q)`` when not ``left``) for
+    ``Q = H_1 ... H_k`` of ``geqrf``'s Householder vectors, ``op`` the transpose when ``transpose``."""
+    from .linalg import matmul
+    m = input.shape[-2]
+    if input.ndim < 2 or other.ndim < 2:
+        raise RuntimeError("torch.ormqr: input must have at least 2 dimensions.")
+    side = -2 if left else -1
+    if other.shape[side] != m:
+        raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2]")
+    if tau.shape[-1] > min(m, input.shape[-1]) and tau.shape[-1] > input.shape[-1]:
+        raise RuntimeError("torch.ormqr: tau.shape[-1] must be less than or equal to input.shape[-1]")
+    if other.numel() == 0:
+        return tied_to(other * 0, input, tau)
+    Q = _reflectors(input, tau, m, "ormqr")
+    if transpose:
+        Q = M.mT(Q)
+    return matmul(Q, other) if left else matmul(other, Q)

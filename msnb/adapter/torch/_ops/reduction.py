@@ -399,18 +399,14 @@ def _cumprod_grad_with_zeros(x, g, d):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
-    """msnb implementation of ``torch.topk``."""
+    """msnb implementation of ``torch.topk``: the positions are found on the host, with
+    PyTorch's CPU order of equal elements (:mod:`.tie_order`)."""
     d = dims_of(input, dim)[0]
     if not 0 <= k <= (input.shape[d] if input.ndim else 1):
         raise RuntimeError("selected index k out of range")
-    x = input if largest else P.neg(input)
-    last = input.ndim - 1
-    xt = x.transpose(d, last) if d != last else x
-    with _no_grad():
-        vals, idx = K.topk(xt, k, sorted=sorted)
-    idx = cast(wrap(idx), D.int64)
-    if d != last:
-        idx = idx.transpose(d, last).contiguous()
+    from .creation import tensor
+    from .tie_order import topk_indices
+    idx = tensor(topk_indices(input.detach().numpy(), k, d, largest, sorted))
     return _TopK(gather(input, d, idx), idx)
 
 
@@ -420,16 +416,12 @@ def _no_grad():
 
 
 def sort(input, dim=-1, descending=False, stable=False):
-    """msnb implementation of ``torch.sort`` (stable)."""
+    """msnb implementation of ``torch.sort``: the order is found on the host, with PyTorch's
+    CPU order of equal elements (stable when ``stable``; :mod:`.tie_order`)."""
     d = dims_of(input, dim)[0]
-    import numpy as np
-    arr = input.detach().numpy()
-    idx_np = np.argsort(-arr if descending else arr, axis=d, kind="stable")
-    if descending and input.dtype is not D.bool:
-        # stable descending: argsort of negated keeps ties in original order
-        pass
     from .creation import tensor
-    idx = tensor(idx_np.astype(np.int64))
+    from .tie_order import sort_indices
+    idx = tensor(sort_indices(input.detach().numpy(), d, descending, bool(stable)))
     return _Sort(gather(input, d, idx), idx)
 
 
@@ -441,13 +433,13 @@ def median(input, dim=None, keepdim=False):
     """msnb implementation of ``torch.median`` (lower median, like PyTorch)."""
     if dim is None:
         flat = input.reshape(-1)
-        s = sort(flat).values
+        s = sort(flat, stable=True).values
         return s[(flat.shape[0] - 1) // 2]
     d = dims_of(input, dim)[0]
     if input.ndim == 0:  # the value itself, at index 0
         from .statistics import median_0d
         return return_types.structseq("median", ["values", "indices"])(*median_0d(input))
-    s = sort(input, d)
+    s = sort(input, d, stable=True)
     k = (input.shape[d] - 1) // 2
     vals, idx = s.values.select(d, k), s.indices.select(d, k)
     if keepdim:

@@ -18,7 +18,7 @@ __all__ = ["view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "p
            "concatenate", "stack", "hstack", "vstack", "split", "chunk", "unbind", "narrow", "select",
            "flip", "roll", "detach", "alias_data", "contiguous", "swapaxes", "swapdims",
            "broadcast_tensors", "broadcast_shapes", "meshgrid", "tril", "triu", "diag", "clone",
-           "repeat_interleave", "view_as", "reshape_as", "squeeze_impl", "atleast_1d", "atleast_2d"]
+           "repeat_interleave", "view_as", "view_dtype", "reshape_as", "squeeze_impl", "atleast_1d", "atleast_2d"]
 
 
 def _infer(shape, numel):
@@ -55,16 +55,69 @@ def _as_view(x, res, fn, inv, noncontig=False):
     return res
 
 
-def view(input, *shape):
-    """msnb implementation of ``Tensor.view``; ``view(dtype)`` is not supported."""
-    if len(shape) == 1 and isinstance(shape[0], D.dtype):
-        raise NotImplementedError("torch.Tensor.view(dtype) is not supported by msnb yet")
+def view(input, *shape, dtype=None):
+    """msnb implementation of ``Tensor.view`` (a shape, or a dtype: :func:`view_dtype`)."""
+    if dtype is not None or len(shape) == 1 and isinstance(shape[0], D.dtype):
+        if dtype is not None and shape:
+            raise TypeError("view() received an invalid combination of arguments")
+        return view_dtype(input, dtype if dtype is not None else shape[0])
     if input.__dict__.get("_noncontig"):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
     shape = size_args(shape)
     res = _reshape_impl(input, shape)
     return _as_view(input, res, lambda t: _reshape_impl(t, shape), lambda t, new: _reshape_impl(new, t.shape))
+
+
+def _bits(t):
+    """The tensor's elements as a C-contiguous numpy array of the same item size (its bit patterns)."""
+    a = np.ascontiguousarray(t.detach().numpy())
+    if t.dtype is D.bfloat16:  # numpy has no bfloat16: msnb hands it over as float32
+        return (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    return a.view(np.uint8) if a.dtype == np.bool_ else a
+
+
+def _from_bits(a, dtype):
+    """A tensor of ``dtype`` whose bit patterns are those of numpy array ``a``."""
+    from .creation import tensor
+    if dtype is D.bfloat16:
+        f = (a.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+        return tensor(f, dtype=D.bfloat16)
+    want = np.uint8 if dtype is D.bool else dtype.numpy
+    out = a.view(want)
+    return tensor(out.astype(np.bool_) if dtype is D.bool else out, dtype=dtype)
+
+
+def _bitcast(t, dtype):
+    a = _bits(t)
+    if t.ndim == 0:  # (np.ascontiguousarray makes a 0-d array 1-d)
+        return _from_bits(a.reshape(1), dtype).reshape(())
+    return _from_bits(a, dtype)
+
+
+def view_dtype(input, dtype):
+    """``Tensor.view(dtype)``: the same bits read as ``dtype``, as PyTorch: the shape is kept when
+    the element sizes match, else the last dimension grows or shrinks by their ratio (PyTorch's
+    errors when it cannot).  A view: writes through either tensor reach the other.  Not
+    differentiable, as in PyTorch.  msnb computes it by reinterpreting the bits on the host."""
+    src = input.dtype
+    old, new = src.itemsize, dtype.itemsize
+    if old != new:
+        what = f"to view {D._name_of(src)} as {D._name_of(dtype)} (different element sizes)"
+        if input.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if input.__dict__.get("_noncontig"):
+            from .._missing import NotSupportedError, not_supported_message
+            raise NotSupportedError(not_supported_message("torch.Tensor.view(dtype) of a non-contiguous tensor "
+                                                          "with another element size"))
+        if new > old and input.shape[-1] % (new // old):
+            raise RuntimeError(f"self.size(-1) must be divisible by {new // old} {what}, but got "
+                               f"{input.shape[-1]}")
+    res = _bitcast(input, dtype)
+    make_view(input, res, lambda t: _bitcast(t, dtype), lambda t, new_: _bitcast(new_, t.dtype), detached=True)
+    if input.__dict__.get("_noncontig"):
+        res._noncontig = True
+    return res
 
 
 def reshape(input, *shape, **kw):

@@ -195,9 +195,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}")
     if input.ndim == 0:
         return _Kth(S.clone(input), _long(np.zeros((), np.int64)))
-    a = _host(input)
-    idx = np.take(_sorted_idx(a, d), [k - 1], axis=d)
-    return _pick(input, d, idx, keepdim, _Kth)
+    from .tie_order import kth_indices
+    return _pick(input, d, kth_indices(_host(input), k, d), keepdim, _Kth)
 
 
 def median_0d(input):

@@ -117,9 +117,14 @@ def _max_pool_nd(input, n, kernel_size, stride, padding, dilation, ceil_mode, re
     x = _batched(input, n, name)
     sizes = tuple(x.shape[2:])
     geo = [_pool_geometry(L, k, s, p, d, ceil_mode) for L, k, s, p, d in zip(sizes, ks, st, pd, dl)]
-    xp = _pad_spatial(x, [(p, g[2] + p) for p, g in zip(pd, geo)], float("-inf"))
+    low = float("-inf") if x.dtype.is_floating_point else _integer_min(x.dtype)
+    xp = _pad_spatial(x, [(p, g[2] + p) for p, g in zip(pd, geo)], low)
     return _window_max(input, n, xp, [g[1] for g in geo], [g[1] - p for g, p in zip(geo, pd)], sizes,
                        return_indices)
+
+
+def _integer_min(dtype):
+    return False if dtype.numpy == np.bool_ else int(np.iinfo(dtype.numpy).min)
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -132,22 +137,29 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                divisor_override=None):
     """msnb implementation of ``torch.nn.functional.avg_pool3d`` (PyTorch's divisors: the window
     clipped to the padded input, or to the input without ``count_include_pad``)."""
-    n = 3
+    return avg_pool_nd(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                       "avg_pool3d")
+
+
+def avg_pool_nd(input, n, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, name):
+    """Average pooling over ``n`` trailing dims from index tables.  Integer inputs keep their
+    dtype: the window sum divided by the divisor, truncated toward zero, as PyTorch's CPU kernel."""
     ks = _tuple(kernel_size, n)
     st = _tuple(stride, n) if stride not in (None, (), []) else ks
     pd = _tuple(padding, n)
     for p, k in zip(pd, ks):
         if p > k // 2:
             raise RuntimeError(f"pad should be at most half of kernel size, but got pad={p} and kernel_size={k}")
-    x = _batched(input, n, "avg_pool3d")
+    x = _batched(input, n, name)
     sizes = tuple(x.shape[2:])
     geo = [_pool_geometry(L, k, s, p, 1, ceil_mode) for L, k, s, p in zip(sizes, ks, st, pd)]
-    xp = _pad_spatial(x, [(p, g[2] + p) for p, g in zip(pd, geo)], 0.0)
+    integer = not (x.dtype.is_floating_point or x.dtype.is_complex)
+    xp = _pad_spatial(x, [(p, g[2] + p) for p, g in zip(pd, geo)], 0 if integer else 0.0)
     total = Rd.sum(_gather(xp, [g[1] for g in geo]), -1)
     if divisor_override:
-        out = P.div(total, divisor_override)
+        div = np.full([g[0] for g in geo], divisor_override)
     else:
-        div = np.ones([g[0] for g in geo])
+        div = np.ones([g[0] for g in geo], np.int64)
         for i, (g, L, k, s, p) in enumerate(zip(geo, sizes, ks, st, pd)):
             start = np.arange(g[0]) * s - p
             end = np.minimum(start + k, L + p)
@@ -155,6 +167,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
             shape = [1] * n
             shape[i] = g[0]
             div = div * cnt.reshape(shape)
+    if integer:
+        out = P.div(total, tensor(div.astype(np.int64)), rounding_mode="trunc").to(x.dtype)
+    elif divisor_override:
+        out = P.div(total, divisor_override)
+    else:
         out = P.div(total, tensor(div.astype(x.dtype.numpy)))
     return out.squeeze(0) if input.ndim == n + 1 else out
 
@@ -363,10 +380,15 @@ def _dilate_zeros(x, d, s):
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """msnb implementation of ``torch.nn.functional.conv_transpose3d``: the stride becomes zeros
     between input elements, then a stride-1 ``conv3d`` with the flipped, transposed filter."""
-    n = 3
+    return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)
+
+
+def conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, n):
+    """A transposed convolution over ``n`` trailing dims as a stride-1 ``conv{n}d`` of the input with
+    zeros between its elements and the flipped, transposed filter (any dtype ``conv{n}d`` takes)."""
     if input.ndim not in (n + 1, n + 2):
-        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to conv_transpose3d, but "
-                           f"got input of size: {list(input.shape)}")
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to conv_transpose{n}d, "
+                           f"but got input of size: {list(input.shape)}")
     st, pd, op, dl = (_tuple(v, n) for v in (stride, padding, output_padding, dilation))
     for o, s, d in zip(op, st, dl):
         if o >= s and o >= d:
@@ -383,5 +405,29 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     w = weight.flip(list(range(2, 2 + n)))
     w = w.reshape(groups, cin // groups, cout_g, *weight.shape[2:]).transpose(1, 2)
     w = w.reshape(groups * cout_g, cin // groups, *weight.shape[2:])
-    out = _F().conv3d(x, w, bias, 1, 0, dl, groups)
+    out = getattr(_F(), f"conv{n}d")(x, w, bias, 1, 0, dl, groups)
     return out if input.ndim == n + 2 else out.squeeze(0)
+
+
+def conv_windows(x, weight, stride, pads, dilation, groups):
+    """Convolution of batched ``x`` (N, C, *spatial) over ``len(pads)`` dims for dtypes MindSpore 2.10
+    has no CPU convolution kernel for (int64, and float64 in 3-d): every window gathered by index
+    tables, then one batched matmul per group.  Exact for integers (int64 products and sums, wrapping
+    as PyTorch's); gradients through the gather and the matmul."""
+    n = len(pads)
+    xp = _pad_spatial(x, pads, 0 if not x.dtype.is_floating_point else 0.0)
+    tables = []
+    for i in range(n):
+        L, k, s, d = xp.shape[2 + i], weight.shape[2 + i], stride[i], dilation[i]
+        out = (L - d * (k - 1) - 1) // s + 1
+        if out <= 0:
+            raise RuntimeError(f"Calculated output size is too small for input of size {list(x.shape)}")
+        tables.append(np.arange(out)[:, None] * s + np.arange(k)[None, :] * d)
+    win = _gather(xp, tables)  # (N, C, *out, K)
+    N, C = win.shape[:2]
+    outs, K = tuple(win.shape[2:-1]), win.shape[-1]
+    cg, og = C // groups, weight.shape[0] // groups
+    cols = win.reshape(N, groups, cg, -1, K).permute(0, 1, 3, 2, 4).reshape(N, groups, -1, cg * K)
+    w = weight.reshape(groups, og, cg * K).transpose(1, 2)  # (G, cg*K, og)
+    res = cols.matmul(w)  # (N, G, P, og)
+    return res.permute(0, 1, 3, 2).reshape(N, groups * og, *outs)

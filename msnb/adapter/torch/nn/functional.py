@@ -187,11 +187,28 @@ def _check_conv_input(input, weight, n, groups):
                            f"{weight.shape[1] * groups} channels, but got {c} channels instead")
 
 
+#: dtypes MindSpore 2.10's CPU Conv2D (and its gradients) take; others are computed by index tables
+_CONV_KERNEL_DTYPES = (D.float16, D.float32, D.float64, D.bfloat16)
+
+
+def _conv_on_windows(input, weight, bias, st, pads, dl, groups, n):
+    from ._functional_nd import conv_windows
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"Input type ({input.dtype}) and weight type ({weight.dtype}) should be the same")
+    x = input if input.ndim == n + 2 else input.unsqueeze(0)
+    out = conv_windows(x, weight, st, pads, dl, groups)
+    if bias is not None:
+        out = out + bias.reshape(1, -1, *([1] * n))
+    return out if input.ndim == n + 2 else out.squeeze(0)
+
+
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """msnb implementation of ``torch.nn.functional.conv2d``."""
     _check_conv_input(input, weight, 2, groups)
     st, dl = _pair(stride), _pair(dilation)
     pads = _conv_pads(padding, 2, weight, dl, st)
+    if input.dtype not in _CONV_KERNEL_DTYPES:
+        return _conv_on_windows(input, weight, bias, st, pads, dl, groups, 2)
     if any(p for pr in pads for p in pr):
         mode, pad = "pad", (pads[0][0], pads[0][1], pads[1][0], pads[1][1])
     else:
@@ -221,6 +238,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     _check_conv_input(input, weight, 3, groups)
     st, dl = _ntuple(stride, 3), _ntuple(dilation, 3)
     pads = _conv_pads(padding, 3, weight, dl, st)
+    if input.dtype not in (D.float16, D.float32, D.bfloat16):
+        return _conv_on_windows(input, weight, bias, st, pads, dl, groups, 3)
     x = input if input.ndim == 5 else input.unsqueeze(0)
     if any(a != b for a, b in pads):
         x = pad(x, (pads[2][0], pads[2][1], pads[1][0], pads[1][1], pads[0][0], pads[0][1]))
@@ -254,6 +273,9 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
                                f"output_padding_height: {op[0]} output_padding_width: {op[1]} stride_height: "
                                f"{st[0]} stride_width: {st[1]} dilation_height: {dl[0]} dilation_width: {dl[1]}")
+    if input.dtype not in (D.float16, D.float32):  # MindSpore's Conv2DTranspose gradients take only these
+        from ._functional_nd import conv_transpose_nd
+        return conv_transpose_nd(input, weight, bias, st, pd, op, groups, dl, 2)
     x = input if input.ndim == 4 else input.unsqueeze(0)
     N, cin, H, W = x.shape
     kh, kw = weight.shape[2], weight.shape[3]
@@ -321,6 +343,10 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """msnb implementation of ``torch.nn.functional.avg_pool2d``."""
+    if input.dtype not in (D.float16, D.float32):  # MindSpore's backward kernel takes only these
+        from ._functional_nd import avg_pool_nd
+        return avg_pool_nd(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                           divisor_override, "avg_pool2d")
     ks = _pair(kernel_size)
     st, pd = _pool_stride(stride, ks, 2), _pair(padding)
     pd = (pd[0], pd[0], pd[1], pd[1])
@@ -414,6 +440,8 @@ def relu6(input, inplace=False):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if not input.dtype.is_floating_point and not input.dtype.is_complex:  # bounds cast to the integer dtype
+        min_val, max_val = int(min_val), int(max_val)
     return input.clamp_(min_val, max_val) if inplace else P.clamp(input, min_val, max_val)
 
 
