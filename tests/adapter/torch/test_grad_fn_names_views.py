@@ -126,6 +126,12 @@ CASES = {
     "normalize": lambda t, x: t.nn.functional.normalize(x, dim=1),
     "cosine_similarity": lambda t, x: t.nn.functional.cosine_similarity(x, x * 2, dim=1),
     "baddbmm": lambda t, x: t.baddbmm(x, x, t.ones(2, 4, 4)),
+    "unfold": lambda t, x: x.unfold(2, 2, 1),
+    "cummax": lambda t, x: x.cummax(0)[0],
+    "cummin": lambda t, x: x.cummin(1)[0],
+    "conv1d": lambda t, x: t.nn.functional.conv1d(x, t.ones(2, 3, 2)),
+    "conv1d bias": lambda t, x: t.nn.functional.conv1d(x, t.ones(2, 3, 2), t.ones(2)),
+    "cdist": lambda t, x: t.cdist(x, x * 2),
 }
 
 

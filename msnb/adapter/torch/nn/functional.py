@@ -221,7 +221,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         x = pad(x, (p0, p1))
         p0 = 0
     out = conv2d(x, weight.unsqueeze(-2), None, (1, st[0]), (0, p0), (1, dl[0]), groups).squeeze(-2)
-    return out + bias.reshape(-1, 1) if bias is not None else out
+    return name_node(out + bias.reshape(-1, 1) if bias is not None else out, "ConvolutionBackward0", input, weight)
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
