@@ -26,6 +26,7 @@ def cells(path):
 
 
 def main(path):
+    sys.path.insert(0, "")  # a Jupyter kernel imports from its working folder (a notebook's helper package)
     ns = {"__name__": "__main__"}
     passed = failed = 0
     for i, src in enumerate(cells(path), 1):

@@ -34,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 from pathlib import Path
@@ -45,8 +46,10 @@ import synthetic  # noqa: E402
 MANIFEST = HERE / "manifest.toml"
 
 
-def extract(mirrors: Path, repo: str, path: str, dest: Path) -> Path:
-    """Check the program's top folder out of the mirror into ``dest``; return the program's path there."""
+def extract(mirrors: Path, repo: str, path: str, dest: Path, extra=()) -> Path:
+    """Check the program's top folder (and the manifest's ``extract`` paths,
+    e.g. a helper package beside a notebook) out of the mirror into ``dest``;
+    return the program's path there."""
     gitdir = mirrors / repo.replace("/", "+") / "repo"
     if not gitdir.is_dir():
         raise FileNotFoundError(f"{repo} is not under {mirrors} (fetch github:{repo} first)")
@@ -56,19 +59,46 @@ def extract(mirrors: Path, repo: str, path: str, dest: Path) -> Path:
         archive = subprocess.run(["git", f"--git-dir={gitdir}", "archive", "HEAD", f"{folder}/*.py", path],
                                  capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    if extra:
+        more = subprocess.run(["git", f"--git-dir={gitdir}", "archive", "HEAD", *extra], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=more.stdout, check=True)
     return dest / path
 
 
-def run_once(cmd, cwd, timeout, env):
+def run_once(cmd, cwd, timeout, env, stop=None):
+    """Run ``cmd``; with ``stop = (pattern, n)`` end it once its output had ``n``
+    lines matching ``pattern`` (exit code ``"stopped"``): a program that trains
+    until solved is compared over its first ``n`` logged values."""
     t = time.time()
-    try:
-        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
-        code, out, err = p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired as exc:
-        code = "timeout"
-        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
-    return {"code": code, "seconds": round(time.time() - t, 1), "stdout": out, "stderr": err}
+    if stop is None:
+        try:
+            p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+            code, out, err = p.returncode, p.stdout, p.stderr
+        except subprocess.TimeoutExpired as exc:
+            code = "timeout"
+            out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+            err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+        return {"code": code, "seconds": round(time.time() - t, 1), "stdout": out, "stderr": err}
+    pattern, n = stop
+    with tempfile.TemporaryFile("w+") as errf:
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=errf, text=True, env=env)
+        expired = []
+        timer = threading.Timer(timeout, lambda: (expired.append(1), proc.kill()))
+        timer.start()
+        lines, seen, code = [], 0, None
+        for line in proc.stdout:
+            lines.append(line)
+            seen += bool(re.search(pattern, line))
+            if seen >= n:
+                proc.kill()
+                code = "stopped"
+                break
+        proc.wait()
+        timer.cancel()
+        if code is None:
+            code = "timeout" if expired else proc.returncode
+        errf.seek(0)
+        return {"code": code, "seconds": round(time.time() - t, 1), "stdout": "".join(lines), "stderr": errf.read()}
 
 
 def metric(text: str, pattern: str):
@@ -93,10 +123,14 @@ def last_error(res) -> str:
 def verdict(entry, ref, ours, rtol):
     """``compare`` in the manifest: ``exact`` (seeded: within rtol), ``converge``
     (unseeded training: final metric within 10%) or ``none`` (values depend on
-    unseeded random draws; only running counts)."""
-    if ours["code"] != 0:
+    unseeded random draws; only running counts).  A notebook whose same cells
+    fail under both (data it downloads) is ``same cells fail in both``."""
+    ok = (0, "stopped")
+    if ours["code"] not in ok:
+        if ours["code"] == ref["code"] and ours.get("metric") is not None and ours.get("metric") == ref.get("metric"):
+            return "same cells fail in both"
         return "FAILS"
-    if ref["code"] != 0:
+    if ref["code"] not in ok:
         return "runs"
     how = entry.get("compare", "exact" if entry.get("seeded") else "converge")
     a, b = ref.get("metric"), ours.get("metric")
@@ -114,22 +148,23 @@ def verdict(entry, ref, ours, rtol):
 def run_program(entry, mirrors, torch_python, msnb_cmd, rtol, keep):
     work = Path(tempfile.mkdtemp(prefix="msnb-prog-"))
     try:
-        prog = extract(mirrors, entry["repo"], entry["path"], work)
+        prog = extract(mirrors, entry["repo"], entry["path"], work, entry.get("extract", ()))
         cwd = prog.parent
         synthetic.make(entry.get("data", []), cwd)
         env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg")
         args = list(entry.get("args", []))
         target = [str(HERE / "nbdriver.py"), str(prog)] if prog.suffix == ".ipynb" else [str(prog)]
         timeout = entry.get("timeout", 300)
-        ref = run_once([torch_python, *target, *args], cwd, timeout, env)
+        stop = (entry["metric"], entry["stop_after"]) if "stop_after" in entry else None
+        ref = run_once([torch_python, *target, *args], cwd, timeout, env, stop)
         for junk in cwd.glob("*.pt"):  # a checkpoint the reference wrote must not feed msnb's run
             if junk.name != "traindata.pt":
                 junk.unlink()
-        ours = run_once([*msnb_cmd, *target, *args], cwd, timeout, env)
+        ours = run_once([*msnb_cmd, *target, *args], cwd, timeout, env, stop)
         for r in (ref, ours):
             r["metric"] = metric(r["stdout"], entry["metric"])
         row = {"id": entry["id"], "reference": ref, "msnb": ours, "verdict": verdict(entry, ref, ours, rtol),
-               "error": last_error(ours) if ours["code"] != 0 else ""}
+               "error": last_error(ours) if ours["code"] not in (0, "stopped") else ""}
         return row
     finally:
         if not keep:

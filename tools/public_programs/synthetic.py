@@ -3,7 +3,8 @@
 Each generator writes into a folder and returns nothing; values are seeded so
 both runs of a program (real PyTorch, msnb) read identical bytes.  Formats
 are the real ones: MNIST's idx files, Cora's tab-separated content/cites,
-WikiText's token lines, an image folder of PNGs.
+WikiText's token lines, an image folder of PNGs, BSDS300's JPEG folders, the
+char-RNN tutorial's names/<Language>.txt files.
 """
 
 from __future__ import annotations
@@ -87,12 +88,48 @@ def image_folder(root: Path, classes=3, per_class=8, size=40) -> None:
                 Image.fromarray(arr).save(d / f"{i}.png")
 
 
+def bsds300(root: Path, n_train=8, n_test=4, size=(264, 264)) -> None:
+    """BSDS300's layout (``dataset/BSDS300/images/{train,test}/*.jpg``) with
+    smooth random colour images, so super-resolution has structure to learn."""
+    from PIL import Image
+    rng = np.random.default_rng(0)
+    h, w = size
+    yy, xx = np.mgrid[0:h, 0:w] / max(h, w)
+    for split, n in (("train", n_train), ("test", n_test)):
+        d = root / "dataset" / "BSDS300" / "images" / split
+        d.mkdir(parents=True, exist_ok=True)
+        for i in range(n):
+            f = rng.random((3, 3)) * 12
+            img = np.stack([np.sin(f[c, 0] * xx + f[c, 1] * yy + f[c, 2]) for c in range(3)], -1)
+            arr = ((img * 0.5 + 0.5) * 255).astype(np.uint8)
+            Image.fromarray(arr).save(d / f"{100000 + i}.jpg", quality=95)
+
+
+def names(root: Path, languages=5, per_language=50) -> None:
+    """The char-RNN tutorial's ``data/names/<Language>.txt`` files (one name a
+    line, UTF-8); each language draws names from its own syllables."""
+    rng = np.random.default_rng(0)
+    d = root / "data" / "names"
+    d.mkdir(parents=True, exist_ok=True)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    for k in range(languages):
+        sylls = ["".join(rng.choice(list(letters), 2)) for _ in range(6)]
+        rows = []
+        for _ in range(per_language):
+            name = "".join(rng.choice(sylls, int(rng.integers(2, 5))))
+            rows.append(name.capitalize())
+        (d / f"Language{k}.txt").write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
 GENERATORS = {
     "mnist_parent": lambda cwd: mnist(cwd.parent / "data"),
     "mnist_here": lambda cwd: mnist(cwd / "data"),
     "mnist_grandparent": lambda cwd: mnist(cwd.parent.parent / "data"),
     "fashion_mnist_here": lambda cwd: mnist(cwd / "data", name="FashionMNIST"),
+    "fashion_mnist_parent": lambda cwd: mnist(cwd.parent / "data", name="FashionMNIST"),
     "cora": lambda cwd: cora(cwd),
+    "bsds300": lambda cwd: bsds300(cwd),
+    "names": lambda cwd: names(cwd),
     "wikitext": lambda cwd: wikitext(cwd),
     "image_folder": lambda cwd: image_folder(cwd),
 }

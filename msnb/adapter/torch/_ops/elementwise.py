@@ -176,4 +176,6 @@ def igammac(input, other, *, out=None):
 
 def rsub(input, other, *, alpha=1):
     """msnb implementation of ``torch.rsub``: ``other - alpha * input``."""
-    return P.sub(other, input, alpha=alpha)
+    from ..autograd.graph import name_node
+    return name_node(P.sub(other, input, alpha=alpha), "RsubBackward0" if isinstance(other, TensorPy)
+                     else "RsubBackward1", input, other)

@@ -14,6 +14,7 @@ import numpy as np
 from .. import _core, _dtype as D
 from .._core import K, TensorPy, cast, inplace, make_view, ms, needs_grad, record, wrap
 from . import pointwise as P
+from ..autograd.graph import name_node
 
 __all__ = ["getitem", "setitem", "index_put", "gather", "scatter", "scatter_add", "index_select",
            "masked_fill", "masked_select", "nonzero", "take_along_dim", "index_add", "take",
@@ -69,6 +70,28 @@ def _check_bounds(x, idx):
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
 
 
+def _basic_name(shape, idx):
+    """PyTorch's node name for ``x[idx]`` (basic indices): the last op its
+    indexing applied -- select for an int, slice for a slice that is not the
+    whole dimension (a lone slice always is one), unsqueeze for None; none: alias."""
+    if len(idx) == 1 and isinstance(idx[0], slice):
+        return "SliceBackward0"
+    name, dim = "AliasBackward0", 0
+    for i in idx:
+        if i is None:
+            name = "UnsqueezeBackward0"
+        elif i is Ellipsis:
+            dim = len(shape) - sum(1 for j in idx if j is not None and j is not Ellipsis) + dim
+        elif isinstance(i, slice):
+            if (i.start or 0) != 0 or (i.step or 1) != 1 or (i.stop is not None and i.stop < shape[dim]):
+                name = "SliceBackward0"
+            dim += 1
+        else:
+            name = "SelectBackward0"
+            dim += 1
+    return name
+
+
 def _basic_get(x, idx):
     res = _MsGet(x, idx) if idx else K.identity(x)
     if res is x:
@@ -76,7 +99,7 @@ def _basic_get(x, idx):
     res = wrap(res)
     if needs_grad(x):
         shp = tuple(x.shape)
-        record("SliceBackward0", res, (x,), lambda g: (_basic_put(_zeros(shp, g.dtype), idx, g),))
+        record(_basic_name(shp, idx), res, (x,), lambda g: (_basic_put(_zeros(shp, g.dtype), idx, g),))
     return res
 
 
@@ -379,9 +402,10 @@ def masked_fill(input, mask, value):
             value = value.item()
     if input.dtype is D.bool and not isinstance(value, TensorPy):
         value = bool(value)
-    return P.where(cast(mask, D.bool), value if isinstance(value, TensorPy) else
-                   (float(value) if input.dtype.is_floating_point else value), input) \
+    res = P.where(cast(mask, D.bool), value if isinstance(value, TensorPy) else
+                  (float(value) if input.dtype.is_floating_point else value), input) \
         if not isinstance(value, TensorPy) else P.where(cast(mask, D.bool), value.to(input.dtype), input)
+    return name_node(res, "MaskedFillBackward0", input)
 
 
 def masked_select(input, mask):

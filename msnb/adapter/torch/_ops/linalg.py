@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._core import K, needs_grad, record, wrap, write_out
+from ..autograd.graph import name_node
 from . import pointwise as P
 from .._sparse_coo import SparseCooTensor, sparse_matmul
 
@@ -52,7 +53,14 @@ def matmul(input, other, *, out=None):
         res = res.squeeze(-2)
     if b.ndim == 1:
         res = res.squeeze(-1)
-    return write_out(out, res)
+    return write_out(out, name_node(res, _matmul_name(a.ndim, b.ndim), a, b))
+
+
+def _matmul_name(na, nb):
+    """PyTorch's node for ``matmul`` by operand ranks (it dispatches to dot, mv, mm or a folded bmm)."""
+    if na >= 3 or nb >= 3:
+        return "UnsafeViewBackward0"
+    return {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (1, 2): "SqueezeBackward4"}.get((na, nb), "MmBackward0")
 
 
 def mm(input, mat2, *, out=None):
@@ -66,7 +74,7 @@ def mm(input, mat2, *, out=None):
 def bmm(input, mat2, *, out=None):
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
-    return matmul(input, mat2, out=out)
+    return name_node(matmul(input, mat2, out=out), "BmmBackward0", input, mat2)
 
 
 def mv(input, vec):
@@ -76,7 +84,7 @@ def mv(input, vec):
 def dot(input, other):
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
-    return (input * other).sum()
+    return name_node((input * other).sum(), "DotBackward0", input, other)
 
 
 vdot = dot
@@ -109,21 +117,22 @@ def _scaled_sum(input, prod, beta, alpha):
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    return _scaled_sum(input, matmul(mat1, mat2), beta, alpha)
+    return name_node(_scaled_sum(input, matmul(mat1, mat2), beta, alpha), "AddmmBackward0", input, mat1, mat2)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """msnb implementation of ``torch.addmv``: ``beta * input + alpha * (mat @ vec)``."""
     if mat.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
-    return _scaled_sum(input, mv(mat, vec), beta, alpha)
+    return name_node(_scaled_sum(input, mv(mat, vec), beta, alpha), "AddmvBackward0", input, mat, vec)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """msnb implementation of ``torch.addbmm``: ``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
     if batch1.ndim != 3 or batch2.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor")
-    return _scaled_sum(input, bmm(batch1, batch2).sum(0), beta, alpha)
+    return name_node(_scaled_sum(input, bmm(batch1, batch2).sum(0), beta, alpha), "AddbmmBackward0",
+                     input, batch1, batch2)
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
@@ -131,11 +140,11 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if input.dtype is D.bool:
         return P.logical_or(P.logical_and(input, bool(beta)) if beta != 1 else input,
                             P.logical_and(outer(vec1, vec2), bool(alpha)))
-    return _scaled_sum(input, outer(vec1, vec2), beta, alpha)
+    return name_node(_scaled_sum(input, outer(vec1, vec2), beta, alpha), "AddrBackward0", input, vec1, vec2)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    return addmm(input, batch1, batch2, beta=beta, alpha=alpha)
+    return name_node(addmm(input, batch1, batch2, beta=beta, alpha=alpha), "BaddbmmBackward0", input, batch1, batch2)
 
 
 def trace(input):

@@ -362,7 +362,8 @@ def log10(input):
 def square(input):
     if isinstance(input, TensorPy) and input.dtype is D.bool:  # PyTorch squares booleans as int64
         input = cast(input, D.int64)
-    return mul(input, input)
+    from ..autograd.graph import name_node
+    return name_node(mul(input, input), "PowBackward0", input)
 
 
 def atan2(input, other, *, out=None):
@@ -524,7 +525,9 @@ def where(condition, input=None, other=None, *, out=None):
 
 
 def lerp(input, end, weight):
-    return add(input, mul(weight, sub(end, input)))
+    from ..autograd.graph import name_node
+    return name_node(add(input, mul(weight, sub(end, input))),
+                     "LerpBackward1" if isinstance(weight, TensorPy) else "LerpBackward0", input, end, weight)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):

@@ -95,7 +95,8 @@ def _unfold_positions(x, dimension, size, step):
 def unfold(input, dimension, size, step):
     """msnb implementation of ``Tensor.unfold``: windows of ``size`` every ``step`` along ``dimension``,
     as a new last dimension (a copy, not a view)."""
-    return take_positions(input, _unfold_positions(input, dimension, size, step))
+    from ..autograd.graph import name_node
+    return name_node(take_positions(input, _unfold_positions(input, dimension, size, step)), "UnfoldBackward0", input)
 
 
 def unfold_copy(input, dimension, size, step):

@@ -8,6 +8,7 @@ from .. import return_types
 from .. import _core, _dtype as D
 from .._core import K, cast, copy_meta, meta, needs_grad, record, shape_of, wrap, write_out, TensorPy
 from . import pointwise as P
+from ..autograd.graph import name_node
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
            "std", "var", "std_mean", "var_mean", "norm", "logsumexp", "cumsum", "cumprod", "topk",
@@ -211,7 +212,7 @@ def _max_min(kname, result_cls, name, input, dim, keepdim, other):
     vals = gather(x, d, idx if keepdim else idx.unsqueeze(d))
     if not keepdim and x.ndim:
         vals = vals.squeeze(d)
-    return result_cls(vals, idx)
+    return result_cls(name_node(vals, name[:-1] + "0", x), idx)
 
 
 def gather(x, d, idx):
@@ -320,12 +321,12 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         n *= input.shape[d]
     mu = mean(input, dims, keepdim=True)
     dev = P.sub(input, mu)
-    return P.div(sum(P.mul(dev, dev), dims, keepdim), n - correction)
+    return name_node(P.div(sum(P.mul(dev, dev), dims, keepdim), n - correction), "VarBackward0", input)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """msnb implementation of ``torch.std``."""
-    return P.sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+    return name_node(P.sqrt(var(input, dim, unbiased, keepdim, correction=correction)), "StdBackward0", input)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -349,7 +350,7 @@ def logsumexp(input, dim, keepdim=False):
     m = amax(input, dims, keepdim=True).detach()
     m = P.where(P.isinf(m), 0.0, m)
     res = P.add(P.log(sum(P.exp(P.sub(input, m)), dims, keepdim=True)), m)
-    return res if keepdim else res.squeeze(dims) if dims else res
+    return name_node(res if keepdim else res.squeeze(dims) if dims else res, "LogsumexpBackward0", input)
 
 
 def cumsum(input, dim, *, dtype=None):
@@ -407,7 +408,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     from .creation import tensor
     from .tie_order import topk_indices
     idx = tensor(topk_indices(input.detach().numpy(), k, d, largest, sorted))
-    return _TopK(gather(input, d, idx), idx)
+    return _TopK(name_node(gather(input, d, idx), "TopkBackward0", input), idx)
 
 
 def _no_grad():
@@ -422,7 +423,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     from .creation import tensor
     from .tie_order import sort_indices
     idx = tensor(sort_indices(input.detach().numpy(), d, descending, bool(stable)))
-    return _Sort(gather(input, d, idx), idx)
+    return _Sort(name_node(gather(input, d, idx), "SortBackward0", input), idx)
 
 
 def argsort(input, dim=-1, descending=False, stable=False):

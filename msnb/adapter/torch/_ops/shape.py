@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import _core, _dtype as D
 from .._core import K, cast, make_view, needs_grad, record, wrap, wrap_fresh, TensorPy
+from ..autograd.graph import name_node
 from .creation import size_args, sizes_or_keyword
 from .reduction import dims_of
 from . import pointwise as P
@@ -173,6 +174,8 @@ def squeeze(input, dim=None):
         dims = tuple(d for d in dims_of(input, dim) if input.ndim and input.shape[d] == 1)
     shape = tuple(s for i, s in enumerate(input.shape) if i not in dims)
     res = _reshape_impl(input, shape)
+    name_node(res, "SqueezeBackward0" if dim is None else
+              "SqueezeBackward2" if isinstance(dim, (tuple, list)) else "SqueezeBackward1")
     return _as_view(input, res, lambda t: _reshape_impl(t, shape), lambda t, new: _reshape_impl(new, t.shape))
 
 
@@ -185,7 +188,7 @@ def unsqueeze(input, dim):
     shape = list(input.shape)
     shape.insert(d, 1)
     shape = tuple(shape)
-    res = _reshape_impl(input, shape)
+    res = name_node(_reshape_impl(input, shape), "UnsqueezeBackward0")
     return _as_view(input, res, lambda t: _reshape_impl(t, shape), lambda t, new: _reshape_impl(new, t.shape))
 
 
@@ -221,7 +224,7 @@ def transpose(input, dim0, dim1):
     perm = list(range(nd))
     d0, d1 = dims_of(input, dim0)[0], dims_of(input, dim1)[0]
     perm[d0], perm[d1] = perm[d1], perm[d0]
-    return permute(input, *perm)
+    return name_node(permute(input, *perm), "TransposeBackward0", input)
 
 
 swapaxes = swapdims = transpose
@@ -230,7 +233,7 @@ swapaxes = swapdims = transpose
 def t(input):
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
-    return transpose(input, 0, 1) if input.ndim == 2 else view(input, tuple(input.shape))
+    return name_node(transpose(input, 0, 1) if input.ndim == 2 else view(input, tuple(input.shape)), "TBackward0", input)
 
 
 def movedim(input, source, destination):
@@ -398,7 +401,7 @@ def stack(tensors, dim=0, *, out=None):
                                f"entry 0 and {list(t_.shape)} at entry {k}")
     nd = tensors[0].ndim + 1
     d = _core.wrap_dim(dim, nd)
-    return cat([unsqueeze(t_, d) for t_ in tensors], d, out=out)
+    return name_node(cat([unsqueeze(t_, d) for t_ in tensors], d, out=out), "StackBackward0", *tensors)
 
 
 def hstack(tensors):
@@ -448,7 +451,8 @@ def split(tensor, split_size_or_sections, dim=0):
     for s in sizes:
         out.append(narrow(tensor, d, start, s))
         start += s
-    return tuple(out)
+    return name_node(tuple(out), "SplitBackward0" if isinstance(split_size_or_sections, int)
+                     else "SplitWithSizesBackward0", tensor)
 
 
 def chunk(input, chunks, dim=0):
@@ -460,7 +464,7 @@ def chunk(input, chunks, dim=0):
 
 def unbind(input, dim=0):
     d = dims_of(input, dim)[0]
-    return tuple(select(input, d, i) for i in range(input.shape[d]))
+    return name_node(tuple(select(input, d, i) for i in range(input.shape[d])), "UnbindBackward0", input)
 
 
 def flip(input, dims):
@@ -489,7 +493,7 @@ def roll(input, shifts, dims=None):
         if s:
             a, b = narrow(x, d, n - s, s), narrow(x, d, 0, n - s)
             x = cat([a, b], d)
-    return x
+    return name_node(clone(x) if x is input else x, "RollBackward0", input)
 
 
 def clone(input, *, memory_format=None):

@@ -23,6 +23,7 @@ from . import pointwise as P
 from . import reduction as R
 from . import shape as S
 from .indexing import gather
+from ..autograd.graph import name_node
 
 __all__ = ["cummax", "cummin", "logcumsumexp", "diff", "gradient", "kthvalue", "nanmedian", "quantile",
            "nanquantile", "mode", "aminmax", "nanmean", "msort", "histc", "histogram", "histogramdd",
@@ -76,7 +77,8 @@ def _cum_extreme(input, dim, better, cls):
             ci = np.where(take, i, ci)
             idx[..., i] = ci
     idx = np.moveaxis(idx, -1, d)
-    return cls(gather(input, d, _long(idx)), _long(idx))
+    node = "CummaxBackward0" if cls is _CumMax else "CumminBackward0"
+    return cls(name_node(gather(input, d, _long(idx)), node, input), _long(idx))
 
 
 def cummax(input, dim):
@@ -555,7 +557,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     d = P.sub(S.unsqueeze(x1, -2), S.unsqueeze(x2, -3))
-    return _pnorm_last(d, float(p))
+    return name_node(_pnorm_last(d, float(p)), "CdistBackward0", x1, x2)
 
 
 def dist(input, other, p=2):

@@ -18,7 +18,7 @@ from collections import deque
 
 from .grad_mode import STATE
 
-__all__ = ["Node", "AccumulateGrad", "record", "edge_of", "run_backward", "queue_callback"]
+__all__ = ["Node", "AccumulateGrad", "record", "name_node", "edge_of", "run_backward", "queue_callback"]
 
 _FREED = ("Trying to backward through the graph a second time (or directly access saved "
           "tensors after they have already been freed). Saved intermediate values of the graph "
@@ -169,6 +169,19 @@ def record(name, outputs, inputs, backward, saved=()):
         outputs._grad_fn = node
         outputs._output_nr = 0
     return node
+
+
+def name_node(outputs, name, *inputs):
+    """Give the node(s) of ``outputs`` (a tensor or a sequence of them) PyTorch's
+    name for the op that made them (``x.t()`` shows ``grad_fn=<TBackward0>``
+    where msnb built it from a permute).  A node an input already carries (the
+    op returned its input) keeps its name.  Returns ``outputs``."""
+    outs = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
+    for o in outs:
+        node = getattr(o, "_grad_fn", None)
+        if node is not None and all(getattr(i, "_grad_fn", None) is not node for i in inputs):
+            node._name = name
+    return outputs
 
 
 def _add(a, b):

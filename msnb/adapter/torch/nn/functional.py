@@ -23,6 +23,7 @@ from .. import _core, _dtype as D
 from .._core import K, cast, ms, needs_grad, record, wrap
 from .._ops import indexing as I, pointwise as P, reduction as Rd, shape as S
 from .._ops.creation import _finish, zeros
+from ..autograd.graph import name_node
 from .._ops import conv as _conv
 from .._ops import sampling as _sampling
 from .._ops.random import _feedable, gen as _gen
@@ -140,8 +141,15 @@ def linear(input, weight, bias=None):
             gw = g2.t().matmul(input.reshape(-1, In)) if weight.requires_grad else None
             gb = g2.sum(0) if bias is not None and bias.requires_grad else None
             return gx, gw, gb
-        record("AddmmBackward0", out, (input, weight, bias), bw, saved=(input, weight))
+        record(_linear_name(input.ndim, bias is not None), out, (input, weight, bias), bw, saved=(input, weight))
     return out
+
+
+def _linear_name(ndim, has_bias):
+    """PyTorch's node for ``linear`` by input rank: addmm or mm on a matrix, a view of the folded product above."""
+    if ndim == 2:
+        return "AddmmBackward0" if has_bias else "MmBackward0"
+    return "ViewBackward0" if has_bias else "SqueezeBackward4" if ndim == 1 else "UnsafeViewBackward0"
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -230,7 +238,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         x = pad(x, (p0, p1))
         p0 = 0
     out = conv2d(x, weight.unsqueeze(-2), None, (1, st[0]), (0, p0), (1, dl[0]), groups).squeeze(-2)
-    return out + bias.reshape(-1, 1) if bias is not None else out
+    return name_node(out + bias.reshape(-1, 1) if bias is not None else out, "ConvolutionBackward0", input, weight)
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -1100,10 +1108,13 @@ def pad(input, pad, mode="constant", value=None):
                 shp[d] = right
                 parts.append(zeros(*shp, dtype=x.dtype) + (value or 0))
             x = S.cat(parts, d) if len(parts) > 1 else core
-        return x
+        return name_node(x, "ConstantPadNdBackward0", input)
     if mode in ("reflect", "replicate", "circular"):
         from ._functional_nd import pad_by_index
-        return pad_by_index(input, pad, mode)
+        out = pad_by_index(input, pad, mode)
+        k = len(pad) // 2
+        return out if mode == "circular" else \
+            name_node(out, f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad{k}DBackward0", input)
     raise NotImplementedError(f"torch.nn.functional.pad(mode='{mode}') is not supported by msnb yet")
 
 
