@@ -9,8 +9,8 @@ first cell only waits for what is left of the import.
 Why this is safe:
 
 * no deadlock on Python's import locks: the thread imports ``mindspore``
-  (which does not import msnb), then msnb's adapter (``msnb.adapter.torch``,
-  which imports nothing of the notebook's); the main thread joins it before
+  (which does not import msnb), then msnb's adapter (``msnb.adapter.torch``),
+  analyzer and cell runner (which import nothing of the notebook's); the main thread joins it before
   the cell takes any import lock of its own, and a plain cell that imports
   ``mindspore`` meanwhile simply waits for the module's lock and then finds
   it imported;
@@ -47,8 +47,11 @@ def _import() -> None:
         _state["mindspore"] = time.perf_counter()
         if os.environ.get("MSNB_PRELOAD_ADAPTER", "1").strip().lower() not in ("0", "off", "false", "no"):
             # msnb's PyTorch API next (0.3 s CPU, seconds of wall time on a loaded host): it runs no
-            # kernel at import, so the device and launch mode are still the first cell's to bind
+            # kernel at import, so the device and launch mode are still the first cell's to bind;
+            # then the analyzer (libcst, 0.5 s CPU) and the cell runner the first cell would import
             import msnb.adapter.torch  # noqa: F401
+            import msnb.analyzer  # noqa: F401
+            import msnb.runtime.engine  # noqa: F401
     except BaseException as exc:  # noqa: BLE001 - kept; the first cell imports it again and raises
         _state["error"] = exc
     finally:
