@@ -2,7 +2,9 @@
 directly in PyNative mode (issue #3 point 8), side by side in one run.
 
 Cases: elementwise add on 1k and 1M elements, a 256x256 matmul, and a
-10-op elementwise chain.  Each case is timed in alternating rounds (adapter,
+10-op elementwise chain, against MindSpore's own ops (whose relu maps NaN to 0)
+and against the same MindSpore ops with a relu that keeps NaN as PyTorch's does
+(``chain_10_nan_relu``: three kernels, as msnb runs it).  Each case is timed in alternating rounds (adapter,
 direct, direct, adapter, ...); the median time per call of each is
 reported, and the median over rounds of the per-round ratio adapter/direct.
 Kernels launch the way msnb launches them on this host (see
@@ -27,12 +29,14 @@ from msnb.runtime.context import set_launch  # noqa: E402
 
 
 def _time(fn, n):
+    """Wall and process CPU seconds per call (CPU time counts every thread, kernels included, and
+    not the time the process waits for a core: steadier than wall time on a shared host)."""
     fn()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for _ in range(n):
         out = fn()
     out.asnumpy()  # wait for asynchronous kernels before stopping the clock
-    return (time.perf_counter() - start) / n
+    return (time.perf_counter() - start) / n, (time.process_time() - cpu) / n
 
 
 def cases():
@@ -73,7 +77,15 @@ def cases():
         y = ms.ops.neg(y)
         return ms.ops.relu(y)
 
+    def chain_direct_nan_relu():
+        # the same chain with PyTorch's relu (NaN kept), written as msnb computes it: what
+        # bounds chain_10 is the two extra kernels MindSpore's relu needs to keep NaN
+        y = ms.ops.neg(ms.ops.div(ms.ops.sqrt(ms.ops.abs(ms.ops.sub(ms.ops.mul(ms.ops.exp(ms.ops.add(
+            ms.ops.mul(mx, 2.0), 1.0)), mx), 3.0))), 2.0))
+        return ms.ops.select(ms.mint.isnan(y), y, ms.ops.relu(y))
+
     out["chain_10"] = (chain_adapter, chain_direct)
+    out["chain_10_nan_relu"] = (chain_adapter, chain_direct_nan_relu)
     return out
 
 
@@ -89,29 +101,34 @@ def main(argv=None):
     results = {}
     for name, (adapter, direct) in cases().items():
         n = a.calls if name != "add_1M" else max(10, a.calls // 10)
-        ta, td, ratios = [], [], []
+        ta, td, ratios, ca, cd = [], [], [], [], []
         for i in range(a.rounds):
             # ABBA order, and the ratio taken per round: the host's speed drifts by
             # 10-20% over seconds, which a ratio of two separate medians picks up
             if i % 2:
-                d = _time(direct, n)
-                t = _time(adapter, n)
+                d, dc = _time(direct, n)
+                t, tc = _time(adapter, n)
             else:
-                t = _time(adapter, n)
-                d = _time(direct, n)
+                t, tc = _time(adapter, n)
+                d, dc = _time(direct, n)
             ta.append(t)
             td.append(d)
             ratios.append(t / d)
+            ca.append(tc)
+            cd.append(dc)
         results[name] = {"adapter_us": statistics.median(ta) * 1e6, "direct_us": statistics.median(td) * 1e6,
-                         "ratio": statistics.median(ratios)}
+                         "ratio": statistics.median(ratios),
+                         "adapter_cpu_us": statistics.median(ca) * 1e6, "direct_cpu_us": statistics.median(cd) * 1e6,
+                         "cpu_ratio": statistics.median(ca) / statistics.median(cd)}
     if a.json:
         print(json.dumps({"launch": launch, **results}))
         return 0
     print(f"adapter vs direct MindSpore (PyNative, {ms.get_context('device_target')}, {launch} launch), "
-          f"median of {a.rounds} rounds")
+          f"median of {a.rounds} rounds, load average {os.getloadavg()[0]:.1f}")
     for name, r in results.items():
-        print(f"  {name:12s} adapter {r['adapter_us']:9.1f} us   direct {r['direct_us']:9.1f} us   "
-              f"ratio {r['ratio']:5.2f}x (median of per-round ratios)")
+        print(f"  {name:17s} adapter {r['adapter_us']:9.1f} us   direct {r['direct_us']:9.1f} us   "
+              f"ratio {r['ratio']:5.2f}x (median of per-round ratios)   CPU {r['adapter_cpu_us']:8.1f} / "
+              f"{r['direct_cpu_us']:8.1f} us = {r['cpu_ratio']:5.2f}x")
     return 0
 
 

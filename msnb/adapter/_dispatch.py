@@ -134,19 +134,53 @@ def _conv2d_plan_tuned(x_dtype, w_dtype, x_shape, w_shape, out_hw, groups, geome
 
 # --- CPU kernels that need a guard to compute what PyTorch computes ------------------------
 
+_COMPLEX = (ms.complex64, ms.complex128)
+_mint_empty = mint.empty
+
+
+def _cast_cpu(x, dtype):
+    """``x`` converted to ``dtype``, the values MindSpore's Cast gives (bit for bit on every pair of
+    float16/bfloat16/float32/float64/int8/16/32/64/uint8/bool dtypes, NaN/inf/-0.0/overflow
+    included: tests/adapter/test_dispatch_kernels.py) in a fraction of its time.
+
+    MindSpore 2.10's CPU Cast spends ~2 ms per call picking its kernel (PyBoostUtils::SelectKernel
+    rebuilds Cast's list of every dtype pair on each call; py-spy), whatever the size: more
+    than ten ordinary small kernels.  Copying into a fresh tensor of the target dtype
+    (``InplaceCopy`` converts) costs one ordinary kernel (benchmarks/op_overhead.py --kernels).
+    Complex dtypes and graphs being recorded keep Cast."""
+    if dtype in _COMPLEX or trace_open():
+        return ops.cast(x, dtype)
+    src = x.dtype
+    if src == dtype:
+        return x
+    if src in _COMPLEX:
+        return ops.cast(x, dtype)
+    return _mint_empty(x.shape, dtype=dtype).copy_(x)
+
+
 def _tanh_cpu(x):
-    """MindSpore's float32 CPU tanh is off by ~1e-5 (tanh(5) = 1.0000098); float64 is exact:
+    """MindSpore's float32 CPU tanh is off by up to 1e-4 (tanh(5) = 1.0000098); float64 is exact:
     float16/32 inputs are computed in float64 and rounded once."""
-    if x.dtype in (ms.float32, ms.float16):
-        return ops.cast(ops.tanh(ops.cast(x, ms.float64)), x.dtype)
+    d = x.dtype
+    if d in (ms.float32, ms.float16):
+        return _cast_cpu(ops.tanh(_cast_cpu(x, ms.float64)), d)
     return ops.tanh(x)
+
+
+_NE_FLOATS = (ms.float32, ms.float64, ms.float16)  # CPU NotEqual has no bfloat16
+
+
+def _isnan_cpu(x):
+    """``ops.isnan`` takes MindSpore's older primitive path (up to ~1 ms a call here);
+    ``mint.isnan`` (``x != x``, a PyBoost kernel) gives the same answer where it has a kernel."""
+    return mint.isnan(x) if x.dtype in _NE_FLOATS else ops.isnan(x)
 
 
 def _relu_cpu(x):
     """MindSpore's relu maps NaN to 0; PyTorch keeps NaN."""
     y = ops.relu(x)
     if x.dtype in (ms.float32, ms.float64, ms.float16, ms.bfloat16):
-        return ops.select(ops.isnan(x), x, y)
+        return ops.select(_isnan_cpu(x), x, y)
     return y
 
 
@@ -197,7 +231,7 @@ def _copy_cpu(x):
     except TypeError:  # (the kernel is refused at launch; other dtypes never pay for this check)
         if x.dtype != ms.bfloat16:
             raise
-        return ops.cast(ops.cast(x, ms.float32), ms.bfloat16)
+        return _cast_cpu(_cast_cpu(x, ms.float32), ms.bfloat16)
 
 
 def _empty_guard(kernel):
@@ -234,8 +268,8 @@ TABLE = {
     "logical_not": (ops.logical_not, mint.logical_not), "logical_xor": (ops.logical_xor, None),
     "bitwise_and": (ops.bitwise_and, None), "bitwise_or": (ops.bitwise_or, None),
     "bitwise_xor": (ops.bitwise_xor, None),
-    "isnan": (ops.isnan, mint.isnan), "isinf": (ops.isinf, None), "isfinite": (ops.isfinite, mint.isfinite),
-    "cast": (ops.cast, None),
+    "isnan": (_isnan_cpu, mint.isnan), "isinf": (ops.isinf, None), "isfinite": (ops.isfinite, mint.isfinite),
+    "cast": (_cast_cpu, None),
     # reductions
     "sum": (ops.sum, None), "mean": (ops.mean, None), "prod": (ops.prod, None),
     "amax": (ops.amax, None), "amin": (ops.amin, None), "argmax": (ops.argmax, None),

@@ -8,20 +8,21 @@ first cell only waits for what is left of the import.
 
 Why this is safe:
 
-* no deadlock on Python's import locks: the thread imports only
-  ``mindspore`` (which does not import msnb); the main thread joins it before
+* no deadlock on Python's import locks: the thread imports ``mindspore``
+  (which does not import msnb), then msnb's adapter (``msnb.adapter.torch``),
+  analyzer and cell runner (which import nothing of the notebook's); the main thread joins it before
   the cell takes any import lock of its own, and a plain cell that imports
   ``mindspore`` meanwhile simply waits for the module's lock and then finds
   it imported;
 * nothing printed into another cell: MindSpore's log level (``GLOG_v``) is
   set exactly as the first magic cell would set it before the import starts
-  (:func:`msnb.runtime.logs.prepare_environment`), and the import runs no
+  (:func:`msnb.runtime.logs.prepare_environment`), and neither import runs
   kernels (the device and launch mode are still bound by the first cell,
   before MindSpore runs anything);
 * a failed background import changes nothing: the error is kept and the
   first cell imports MindSpore itself, raising what the import raises.
 
-``MSNB_PRELOAD=0`` turns it off.  ``--verbose`` on the very first cell
+``MSNB_PRELOAD=0`` turns it off; ``MSNB_PRELOAD_ADAPTER=0`` preloads MindSpore only.  ``--verbose`` on the very first cell
 cannot raise MindSpore's log level any more once the background import ran
 (the level is read at import); run ``%load_ext msnb`` with ``GLOG_v=2`` set
 for that.
@@ -37,12 +38,20 @@ import time
 __all__ = ["start", "wait", "state"]
 
 _thread: threading.Thread | None = None
-_state: dict = {"started": None, "finished": None, "error": None, "waited": 0.0}
+_state: dict = {"started": None, "mindspore": None, "finished": None, "error": None, "waited": 0.0}
 
 
 def _import() -> None:
     try:
         import mindspore  # noqa: F401
+        _state["mindspore"] = time.perf_counter()
+        if os.environ.get("MSNB_PRELOAD_ADAPTER", "1").strip().lower() not in ("0", "off", "false", "no"):
+            # msnb's PyTorch API next (0.3 s CPU, seconds of wall time on a loaded host): it runs no
+            # kernel at import, so the device and launch mode are still the first cell's to bind;
+            # then the analyzer (libcst, 0.5 s CPU) and the cell runner the first cell would import
+            import msnb.adapter.torch  # noqa: F401
+            import msnb.analyzer  # noqa: F401
+            import msnb.runtime.engine  # noqa: F401
     except BaseException as exc:  # noqa: BLE001 - kept; the first cell imports it again and raises
         _state["error"] = exc
     finally:

@@ -1,4 +1,4 @@
-"""``%load_ext msnb`` imports MindSpore in the background (``msnb/runtime/preload.py``),
+"""``%load_ext msnb`` imports MindSpore and msnb's adapter in the background (``msnb/runtime/preload.py``),
 through a real kernel (jupyter_client): cells run while the import is under way
 print only their own output, a plain ``import mindspore`` meanwhile does not
 deadlock, and the first magic cell waits for the import and works.  Nothing
@@ -43,5 +43,10 @@ def test_plain_import_of_mindspore_right_after_load_ext_does_not_deadlock():
         assert run(km, client, "%load_ext msnb").status == "ok"
         plain = run(km, client, "import mindspore\nprint(mindspore.__version__)", timeout=300)
         assert plain.status == "ok" and _lines(plain) == ["2.10.0"]
+        # msnb's adapter and analyzer are imported in the background too, after MindSpore, before any kernel ran
+        done = run(km, client, "import sys\nfrom msnb.runtime import preload\npreload.wait()\n"
+                               "print(all(m in sys.modules for m in ('msnb.adapter.torch', 'msnb.analyzer', 'libcst')),"
+                               " preload.state()['error'])", timeout=300)
+        assert done.status == "ok" and _lines(done) == ["True None"]
         first = run(km, client, MAGIC, timeout=300)
         assert first.status == "ok" and _lines(first)[-1] == "[2.0, 2.0]"
