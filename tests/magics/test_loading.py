@@ -11,8 +11,9 @@ start = time.perf_counter()
 ip.run_line_magic("load_ext", "msnb")
 seconds = time.perf_counter() - start
 from msnb.runtime import preload
+state = preload.state()
 print(json.dumps({"seconds": seconds, "mindspore": "mindspore" in sys.modules,
-                  "preload": preload.state()["started"] is not None,
+                  "preload": state["started"] is not None, "still_importing": state["running"],
                   "adapter": "msnb.adapter.torch" in sys.modules,
                   "magic": "torch_on_ascend" in ip.magics_manager.magics["cell"]}))
 """
@@ -22,8 +23,9 @@ def test_load_ext_is_fast_and_only_starts_importing_mindspore(python):
     child = python("-c", LOAD_TIMER)
     assert child.returncode == 0, child.stderr
     facts = json.loads(child.stdout.strip().splitlines()[-1])
-    assert facts["magic"] and facts["preload"] and not facts["adapter"]
-    assert facts["seconds"] < 0.5, facts
+    # %load_ext returned while MindSpore's import (seconds long) still runs on
+    # the preload thread: it did not wait for it
+    assert facts["magic"] and facts["preload"] and facts["still_importing"] and not facts["adapter"], facts
 
 
 def test_msnb_preload_0_leaves_mindspore_to_the_first_cell(python, monkeypatch):
