@@ -260,6 +260,7 @@ TOOLING_NOTES = {
                                        "memory_format")},
     "torch.cuda.Event": "without an accelerator, making one raises PyTorch CPU-only's RuntimeError; on Ascend it "
                         "notes the host time after a device synchronize (not run on Ascend here)",
+}
 _ORDER = ("the order is found on the host (numpy, replaying PyTorch's CPU order of equal elements: introsort, "
           "partial sort, nth_element; stable where PyTorch is); values are gathered, so gradients flow")
 _WINDOWS = ("{dtypes}: computed from windows gathered by index tables and MindSpore's matmul / sum (exact for "
