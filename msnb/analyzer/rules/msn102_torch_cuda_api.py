@@ -61,7 +61,7 @@ class TorchCudaApi(Rule):
                 fix="import torch\nx = 1\n"),
         Invalid("import torch\nfor i in range(3):\n    torch.cuda.reset_max_memory_allocated()\n", line=3, col=5,
                 severity=Severity.ERROR, fix="import torch\nfor i in range(3):\n    pass\n"),
-        Invalid("import torch\nstart = torch.cuda.Event(enable_timing=True)\n", line=2, col=9,
+        Invalid("import torch\ng = torch.cuda.CUDAGraph()\n", line=2, col=5,
                 severity=Severity.ERROR),
     ]
 
