@@ -37,10 +37,11 @@ _update = _TensorPy._update_data
 
 
 _Parameter = ms.Parameter
-#: writes ``src`` into ``dst``'s own memory: MindSpore's ``InplaceCopy`` (a PyBoost kernel), the
-#: same as ``ops.assign`` for tensors of one shape and dtype, which takes MindSpore's older
-#: primitive path (measured ~3x its CPU time per call here)
-_assign = _TensorPy.copy_
+#: writes ``src`` into ``dst``'s own memory.  ``ops.assign`` takes MindSpore's older primitive
+#: path (~3x the CPU time of the PyBoost ``InplaceCopy``, ``Tensor.copy_``), but InplaceCopy keeps
+#: ~1 KB of device memory per call on MindSpore 2.10's CPU backend (issue #13's PyBoost leak): with
+#: it, graph-mode training grew 3.4 KB/step (tests/adapter/torch/test_memory_growth.py)
+_assign = ms.ops.assign
 
 
 _MS_TENSOR = ms.Tensor

@@ -182,8 +182,12 @@ def launch(script: str, args: Sequence[str] = (), nproc: int = 1, *, master_port
             dead = sorted(k for k, pid in pids.items() if k not in codes and not _alive(pid))
             if dead and not failed:
                 time.sleep(_POLL)  # it may have written its exit code as it went
-                if not (run_dir / f"exit.{dead[0]}").is_file():
-                    err.write(f"msnb launch: rank {dead[0]} (pid {pids[dead[0]]}) died without finishing "
+                gone = [k for k in dead if not (run_dir / f"exit.{k}").is_file()]
+                if gone:
+                    # every rank found dead in this poll: which one went first cannot be told
+                    # (a killed rank can take its peers down with it within one poll)
+                    who = ", ".join(f"rank {k} (pid {pids[k]})" for k in gone)
+                    err.write(f"msnb launch: {who} died without finishing "
                               "(killed by a signal or crashed); ending all ranks\n")
                     code = 1
                     break
