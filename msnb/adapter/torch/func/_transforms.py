@@ -200,8 +200,10 @@ def _split_aux(out, has_aux, who):
     return out
 
 
-def _enter_args(args, nums, own):
-    """``args`` with the trees at ``nums`` entered; the entered leaves and each tree's spec."""
+def _enter_args(args, nums):
+    """Start a transform level: the grad state to restore, the set of tensors this level
+    owns, ``args`` with the trees at ``nums`` entered, the entered leaves and each tree's spec."""
+    keep, own = STATE.enabled, set()
     args = list(args)
     flat, specs = [], []
     for i in nums:
@@ -210,7 +212,7 @@ def _enter_args(args, nums, own):
         args[i] = P.unflatten(new, spec)
         flat.append(new)
         specs.append(spec)
-    return args, flat, specs
+    return keep, own, args, flat, specs
 
 
 def _pack(per_arg, specs, argnums):
@@ -231,10 +233,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     """msnb implementation of ``torch.func.grad_and_value``."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        keep = STATE.enabled
-        nums = check_argnums(argnums, len(args))
-        own = set()
-        args, flat, specs = _enter_args(args, nums, own)
+        keep, own, args, flat, specs = _enter_args(args, check_argnums(argnums, len(args)))
         with enable_grad(), transform():
             out, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value(f)(*args)")
             if not isinstance(out, Tensor):
@@ -275,9 +274,7 @@ def _tensor_outputs(out, who):
 
 def vjp(func, *primals, has_aux=False):
     """msnb implementation of ``torch.func.vjp``: ``(output, vjp_fn[, aux])``."""
-    keep = STATE.enabled
-    own = set()
-    args, flat, specs = _enter_args(primals, range(len(primals)), own)
+    keep, own, args, flat, specs = _enter_args(primals, range(len(primals)))
     with enable_grad(), transform():
         out, aux = _split_aux(func(*args), has_aux, "vjp(f, *primals)")
     outs, out_spec = _tensor_outputs(out, "vjp(f, *primals)")
@@ -318,9 +315,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             raise RuntimeError("Trying to set a forward gradient that has a different size than that of the "
                                f"original Tensor, this is not supported. Tensor is of size {list(p.shape)} while "
                                f"the given forward gradient is of size {list(t.shape)}.")
-    keep = STATE.enabled
-    own = set()
-    args, flat, _ = _enter_args(primals, range(len(primals)), own)
+    keep, own, args, flat, _ = _enter_args(primals, range(len(primals)))
     with enable_grad(), transform():
         out, aux = _split_aux(func(*args), has_aux, "jvp(f, primals, tangents)")
         outs, out_spec = _tensor_outputs(out, "jvp(f, primals, tangents)")
@@ -381,10 +376,7 @@ def _jacobian_transform(func, argnums, has_aux, forward):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        keep = STATE.enabled
-        nums = check_argnums(argnums, len(args))
-        own = set()
-        args, flat, specs = _enter_args(args, nums, own)
+        keep, own, args, flat, specs = _enter_args(args, check_argnums(argnums, len(args)))
         with enable_grad(), transform():
             out, aux = _split_aux(func(*args, **kwargs), has_aux, who)
             outs, out_spec = _tensor_outputs(out, who)
