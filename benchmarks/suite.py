@@ -73,7 +73,9 @@ def run(cmd, pythonpath=None, timeout=3600):
         report = os.path.join(tmp, "report.json")
         cmd = [report if c == "{report}" else c for c in cmd]
         try:
-            res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+            # cwd: ``python -m msnb`` puts the working directory first on sys.path, so run from a
+            # checkout it would import that checkout's msnb whatever PYTHONPATH says (--msnb-path)
+            res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, cwd=tmp)
         except subprocess.TimeoutExpired:
             return {"error": f"timed out after {timeout} s"}
         line = next((ln for ln in reversed(res.stdout.splitlines()) if ln.startswith("{")), None)

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from . import _host as host
 from . import _tuning
-from ._ms import device_target, ms, plain_args, trace_open
+from ._ms import device_target, lstm_prims, ms, plain_args, trace_open
 
-__all__ = ["K", "select", "TABLE", "set_kernel_hook"]
+__all__ = ["K", "select", "TABLE", "set_kernel_hook", "FUSED_LSTM_TARGETS"]
 
 ops = ms.ops
 mint = ms.mint
@@ -243,6 +243,26 @@ def _empty_guard(kernel):
     return run
 
 
+# --- fused LSTM (nn.LSTM, one layer and direction per call) ------------------------------
+#: devices where ``K.lstm`` / ``K.lstm_grad`` are MindSpore's fused LSTM kernels with the
+#: weight layout of ``_ms.lstm_prims`` (GPU's cuDNN kernel takes the biases apart: not wired;
+#: Ascend has no such kernel), and the dtypes they compute PyTorch's values in
+FUSED_LSTM_TARGETS = frozenset({"CPU"})
+FUSED_LSTM_DTYPES = (ms.float32,)
+
+
+def _lstm_cpu(x, h0, c0, w, input_size, hidden_size, has_bias, proj_size):
+    """``(y, h_n, c_n, reserve)`` of one LSTM layer over ``x`` (T, B, I); ``h0``/``c0`` (1, B, .)."""
+    return lstm_prims(input_size, hidden_size, has_bias, proj_size)[0](x, h0, c0, w)[:4]
+
+
+def _lstm_grad_cpu(x, h0, c0, w, y, hn, cn, dy, dhn, dcn, reserve, input_size, hidden_size, has_bias,
+                   proj_size):
+    """``(dx, dh0, dc0, dw)``: the fused LSTM's vector-Jacobian product from its saved ``reserve``."""
+    return lstm_prims(input_size, hidden_size, has_bias, proj_size)[1](x, h0, c0, w, y, hn, cn, dy, dhn, dcn,
+                                                                       reserve)
+
+
 # name: (cpu, ascend or None)
 TABLE = {
     # pointwise
@@ -296,6 +316,7 @@ TABLE = {
     "softmax": (_softmax_cpu, mint.softmax), "log_softmax": (ops.log_softmax, None),
     "conv2d": (ops.conv2d, None), "conv1d": (ops.conv1d, None), "conv3d": (ops.conv3d, None),
     "conv2d_plan": (_conv2d_plan_tuned, _conv2d_plan_native),
+    "lstm": (_lstm_cpu, None), "lstm_grad": (_lstm_grad_cpu, None),  # only where FUSED_LSTM_TARGETS
     "conv_transpose2d": (ops.conv_transpose2d, None),
     "max_pool2d": (ops.max_pool2d, None), "avg_pool2d": (ops.avg_pool2d, None),
     "gelu": (ops.gelu, None), "silu": (ops.silu, None), "leaky_relu": (ops.leaky_relu, None),

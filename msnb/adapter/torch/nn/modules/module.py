@@ -358,7 +358,7 @@ class Module(ms.nn.Cell):
 
     def _apply_tensors(self, fn):
         from ..._core import K
-        from ..._ms import set_data
+        from ...._ms import set_data
         for m in self.modules():
             for k, p in m._parameters.items():
                 if p is not None:

@@ -5,16 +5,26 @@ o``; GRU ``r, z, n``) and initialisation.
 
 Per layer, the input projection of every time step is one matmul; each step
 then costs one matmul against ``weight_hh`` plus a few pointwise kernels on
-whole gate blocks."""
+whole gate blocks.
+
+An ``LSTM`` layer in float32 on a device with MindSpore's fused LSTM kernel
+(``_dispatch.FUSED_LSTM_TARGETS``: CPU) runs each direction as one call of
+that kernel instead, and its backward as one call of the kernel's gradient
+(:func:`_lstm_fused`); ``MSNB_FUSED_LSTM=0`` turns that off.  Packed sequences,
+other dtypes and autocast take the step loop."""
 
 from __future__ import annotations
 
 import math
+import os
 import warnings
 
 import numpy as np
 
+from .... import _dispatch
 from ... import _dtype as D
+from ..._core import K, STATE, needs_grad, record, wrap
+from ...amp import autocast_mode as _amp
 from ..._ops import pointwise as P, shape as S
 from ..._ops.creation import empty, tensor, zeros
 from .. import functional as F
@@ -25,6 +35,9 @@ from .module import Module
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+#: ``MSNB_FUSED_LSTM=0``: every LSTM runs the step loop (for comparisons and benchmarks)
+FUSED_LSTM = os.environ.get("MSNB_FUSED_LSTM", "1") != "0"
 
 
 def _rnn_step(xg, h, w_hh, b_hh, relu):
@@ -49,6 +62,95 @@ def _gru_step(xg, h, w_hh, b_hh):
     r, z = F._split(P.sigmoid(P.add(x_rz, h_rz)), (H, H), -1)
     n = P.tanh(P.add(x_n, P.mul(r, h_n)))
     return P.add(n, P.mul(z, P.sub(h, n)))
+
+
+def _fused_lstm_usable(x, h, c, weights) -> bool:
+    """Whether one LSTM layer-direction can run as MindSpore's fused kernel and give
+    PyTorch's values: float32 everywhere (the kernel's float64 is float32 inside), no
+    autocast (PyTorch would compute it in the lower precision), a device that has the
+    kernel, a non-empty input."""
+    if not FUSED_LSTM or K.device not in _dispatch.FUSED_LSTM_TARGETS or _amp.top() is not None:
+        return False
+    f32 = D.float32
+    if x.dtype is not f32 or h.dtype is not f32 or c.dtype is not f32 or 0 in x.shape:
+        return False
+    return all(w is None or w.dtype is f32 for w in weights)
+
+
+def _lstm_fused(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
+    """One LSTM layer in one direction over ``x`` (T, B, I) from ``h`` (B, R) and ``c`` (B, H),
+    as one MindSpore fused-LSTM kernel call: ``(output (T, B, R), h_n (B, R), c_n (B, H))``.
+
+    The kernel takes one flat weight (``_ms.lstm_prims``), built here from the parameters
+    (the two biases summed, as they only ever enter as a sum).  Backward is one call of the
+    kernel's gradient, from the ``reserve`` the forward saved, and its flat weight gradient is
+    cut back into the parameters' shapes (both biases get the summed bias's gradient).  With
+    ``create_graph=True`` the gradient must itself be differentiable: the layer is then re-run
+    as the step loop and differentiated by msnb's autograd (same values, one extra forward)."""
+    H = c.shape[-1]
+    I = x.shape[-1]
+    proj = w_hr.shape[0] if w_hr is not None else 0
+    has_bias = b_ih is not None
+    parts = [w_ih, w_hh] + ([w_hr] if w_hr is not None else [])
+    flat = [K.reshape(p, (-1,)) for p in parts]
+    if has_bias:
+        flat.append(K.reshape(K.add(b_ih, b_hh), (-1,)))
+    w = K.reshape(K.concat(flat, 0), (-1, 1, 1))
+    xs = K.flip(x, (0,)) if reverse else x
+    h0, c0 = K.expand_dims(h, 0), K.expand_dims(c, 0)
+    cfg = (I, H, has_bias, proj)
+    y, hy, cy, reserve = K.lstm(xs, h0, c0, w, *cfg)
+    out = wrap(K.flip(y, (0,)) if reverse else y)
+    h_n, c_n = wrap(K.squeeze(hy, 0)), wrap(K.squeeze(cy, 0))
+    inputs = (x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr)
+    if needs_grad(*inputs):
+        def bw(g_out, g_h, g_c):
+            if STATE.enabled:  # create_graph: a differentiable gradient
+                return _lstm_loop_vjp(inputs, reverse, (g_out, g_h, g_c))
+            dy = K.zeros_like(y) if g_out is None else (K.flip(g_out, (0,)) if reverse else g_out)
+            dh = K.zeros_like(hy) if g_h is None else K.expand_dims(g_h, 0)
+            dc = K.zeros_like(cy) if g_c is None else K.expand_dims(g_c, 0)
+            dx, dh0, dc0, dw = K.lstm_grad(xs, h0, c0, w, y, hy, cy, dy, dh, dc, reserve, *cfg)
+            if reverse:
+                dx = K.flip(dx, (0,))
+            shapes = [tuple(p.shape) for p in parts] + ([tuple(b_ih.shape)] if has_bias else [])
+            pieces = K.split(K.reshape(dw, (-1,)), [math.prod(s) for s in shapes], 0)
+            g = [wrap(K.reshape(piece, s)) for piece, s in zip(pieces, shapes)]
+            if has_bias:  # the summed bias's gradient for each bias, as two tensors (each becomes a .grad)
+                g.append(wrap(K.identity(g[-1])))
+            g_hr = g[2] if w_hr is not None else None
+            g_b = (g[-2], g[-1]) if has_bias else (None, None)
+            return (wrap(dx), wrap(K.squeeze(dh0, 0)), wrap(K.squeeze(dc0, 0)), g[0], g[1], *g_b, g_hr)
+        record("MkldnnRnnLayerBackward0", (out, h_n, c_n), inputs, bw, saved=tuple(t for t in inputs if t is not None))
+    return out, h_n, c_n
+
+
+def _lstm_loop(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
+    """The step loop of one LSTM layer-direction (what :func:`_lstm_fused` computes)."""
+    xg = F.linear(x, w_ih, b_ih)
+    if b_hh is not None:
+        xg = P.add(xg, b_hh)
+    steps = F._unbind(xg, 0)
+    outs = [None] * len(steps)
+    for t in (range(len(steps) - 1, -1, -1) if reverse else range(len(steps))):
+        h, c = _lstm_step(steps[t], h, c, w_hh, None, w_hr)
+        outs[t] = h
+    return F._stack(outs, 0), h, c
+
+
+def _lstm_loop_vjp(inputs, reverse, grads):
+    """The fused layer's gradient for ``create_graph=True``: the step loop re-run on the same
+    inputs and differentiated with the graph kept, so the gradient has a backward of its own."""
+    from ...autograd import grad as _grad
+    wanted = [i for i, t in enumerate(inputs) if t is not None and (t.requires_grad or t._grad_fn is not None)]
+    loop = _lstm_loop(*inputs, reverse)
+    pairs = [(o, g) for o, g in zip(loop, grads) if g is not None]
+    got = _grad([o for o, _ in pairs], [inputs[i] for i in wanted], [g for _, g in pairs], create_graph=True,
+                allow_unused=True)
+    result = [None] * len(inputs)
+    for i, g in zip(wanted, got):
+        result[i] = g
+    return tuple(result)
 
 
 class RNNBase(Module):
@@ -142,6 +244,8 @@ class RNNBase(Module):
         step, a (B, 1) bool tensor) a sequence's state only changes at its own steps."""
         w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, direction)
         mode = self.mode
+        if mode == "LSTM" and valid is None and _fused_lstm_usable(x, h, c, (w_ih, w_hh, b_ih, b_hh, w_hr)):
+            return _lstm_fused(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, direction == 1)
         xg = F.linear(x, w_ih, b_ih)
         if b_hh is not None and mode != "GRU":  # folded once instead of once per step
             xg = P.add(xg, b_hh)
