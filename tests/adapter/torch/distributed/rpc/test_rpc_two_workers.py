@@ -4,22 +4,18 @@ msnb against real PyTorch 2.13 (TensorPipe) running the same program
 text, ``async_execution``, and a parameter-server training run with
 distributed autograd and ``DistributedOptimizer`` giving PyTorch's losses.
 
-Both programs run once per module, at the same time (each ~20-50 s under load)."""
+Both programs run once per module, at the same time."""
 
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-HERE = Path(__file__).parent
-ROOT = Path(__file__).resolve().parents[5]
+TESTS = Path(__file__).resolve().parents[4]
 
 
 def _free_port() -> int:
@@ -30,19 +26,26 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
+    """Real torch's spawn and msnb's spawn start 2 workers each, from this process, at the same time; the
+    children import ``rpc_program`` with the library that ``MSNB_RPC_LIB`` names when they start."""
+    import torch.multiprocessing as real_mp
+
+    import msnb.adapter.torch.multiprocessing as msnb_mp
+
     out = tmp_path_factory.mktemp("rpc")
-    procs = {}
-    for lib in ("torch", "msnb"):
-        env = dict(os.environ, MSNB_RPC_LIB=lib, GLOG_v="3", PYTHONPATH=str(ROOT))
-        procs[lib] = subprocess.Popen([sys.executable, str(HERE / "rpc_program.py"), str(out / f"{lib}.json"),
-                                       str(_free_port())], env=env, cwd=str(out), stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, text=True)
-    got = {}
-    for lib, p in procs.items():
-        printed, _ = p.communicate(timeout=600)
-        assert p.returncode == 0, f"{lib} program failed:\n{printed[-4000:]}"
-        got[lib] = json.loads((out / f"{lib}.json").read_text())
-    return got["torch"], got["msnb"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.syspath_prepend(str(TESTS))  # children unpickle rpc_program.run by this module's name
+        mp.setenv("GLOG_v", "3")
+        from . import rpc_program
+        running = {}
+        for lib, spawn in (("torch", real_mp.spawn), ("msnb", msnb_mp.spawn)):
+            mp.setenv("MSNB_RPC_LIB", lib)
+            running[lib] = spawn(rpc_program.run, args=(2, str(out / f"{lib}.json"), _free_port()), nprocs=2,
+                                 join=False)
+        for ctx in running.values():
+            while not ctx.join(timeout=600):
+                pass
+    return tuple(json.loads((out / f"{lib}.json").read_text()) for lib in ("torch", "msnb"))
 
 
 @pytest.mark.parametrize("key", ["sync", "builtin", "async", "wait_all", "who", "rref", "local_value_elsewhere",
