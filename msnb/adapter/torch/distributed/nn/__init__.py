@@ -95,6 +95,6 @@ def _refuse(name):
 for _name in _REFUSED:
     setattr(RemoteModule, _name, _refuse(_name))
 
-from ..._missing import module_getattr as _module_getattr  # noqa: E402
+from ..rpc._names import module_getattr_with as _module_getattr  # noqa: E402
 
 __getattr__ = _module_getattr("torch.distributed.nn")

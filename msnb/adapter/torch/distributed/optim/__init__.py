@@ -68,6 +68,6 @@ class DistributedOptimizer:
         wait_all([rpc.rpc_async(o.owner(), _step, args=(o, context_id)) for o in self.remote_optimizers])
 
 
-from ..._missing import module_getattr as _module_getattr  # noqa: E402
+from ..rpc._names import module_getattr_with as _module_getattr  # noqa: E402
 
 __getattr__ = _module_getattr("torch.distributed.optim")

@@ -336,6 +336,6 @@ def _settle(target: Future, source: Future):
         target.set_exception(e)
 
 
-from ..._missing import module_getattr as _module_getattr  # noqa: E402
+from ._names import module_getattr_with as _module_getattr  # noqa: E402
 
 __getattr__ = _module_getattr("torch.distributed.rpc")
