@@ -153,7 +153,13 @@ class Agent:
         self.closing = False
         self._incoming = []
         threading.Thread(target=self._accept, daemon=True, name=f"msnb-rpc-accept-{name}").start()
-        self.workers, self.rdv = _join(addr, port, self.key, self.me, self.listener.address, world_size)
+        try:
+            self.workers, self.rdv = _join(addr, port, self.key, self.me, self.listener.address, world_size)
+        except BaseException:
+            self.closing = True  # nothing stays open after a failed rendezvous
+            self.listener.close()
+            self.pool.shutdown(wait=False)
+            raise
         self.by_name = {w.name: w for w, _ in self.workers.values()}
         self.peers = {r: _Peer(self, w, a) for r, (w, a) in self.workers.items()}
         threading.Thread(target=self._watch_deadlines, daemon=True, name=f"msnb-rpc-timeouts-{name}").start()
