@@ -375,6 +375,47 @@ PARTIAL = {
 }
 
 
+# --- torch.futures and torch.distributed.{rpc,autograd,optim,nn} (docs/rpc.md) ---------------
+NAMESPACES.update({
+    "torch.futures": "msnb.adapter.torch.futures",
+    "torch.distributed.rpc": "msnb.adapter.torch.distributed.rpc",
+    "torch.distributed.rpc.functions": "msnb.adapter.torch.distributed.rpc.functions",
+    "torch.distributed.autograd": "msnb.adapter.torch.distributed.autograd",
+    "torch.distributed.optim": "msnb.adapter.torch.distributed.optim",
+    "torch.distributed.nn": "msnb.adapter.torch.distributed.nn",
+})
+_RPC_THREADS = ("one thread at a time runs torch code in a worker (MindSpore's runtime is not thread-safe): the "
+                "callee's pool threads run while the caller's thread waits in an RPC, Future.wait or shutdown; ")
+_RPC_WIRE = ("tensors travel as numpy copies through host memory (device_maps are not used); a function that returns "
+             "a torch.futures.Future is answered when it completes, with or without functions.async_execution")
+COMPUTED_NOTES.update({
+    "torch.distributed.optim.DistributedOptimizer": "one local optimizer of the given torch.optim class per owner; "
+                                                    "step(context_id) sets the parameters' .grad to the context's "
+                                                    "gradients for that step and restores .grad after it",
+})
+PARTIAL.update({
+    "torch.futures.Future": "then() returns a torch.futures.Future (PyTorch: a torch._C.Future); value() before "
+                            "completion raises a RuntimeError that says to wait() (PyTorch: an internal assert)",
+    "torch.distributed.rpc.init_rpc": "workers meet at MASTER_ADDR:MASTER_PORT (MASTER_PORT + 1 under msrun) or "
+                                      "init_method tcp://host:port and talk over multiprocessing.connection, "
+                                      "HMAC-authenticated with MSNB_RPC_AUTHKEY or a key derived from the rendezvous "
+                                      "address; " + _RPC_THREADS + "backend is ignored",
+    **{f"torch.distributed.rpc.{n}": _RPC_THREADS + _RPC_WIRE for n in ("rpc_sync", "rpc_async", "remote")},
+    "torch.distributed.rpc.RRef": "the owner keeps every RRef's value until shutdown (no distributed reference "
+                                  "counting); " + _RPC_WIRE,
+    "torch.distributed.rpc.shutdown": "graceful: waits for this worker's outstanding RPCs, then for every worker "
+                                      "(a barrier through rank 0); timeout is ignored",
+    "torch.distributed.rpc.TensorPipeRpcBackendOptions": "num_worker_threads, rpc_timeout and init_method are used; "
+                                                         "device_maps / devices are kept and not used; _transports / "
+                                                         "_channels are ignored",
+    **{f"torch.distributed.autograd.{n}": "each worker keeps its part of the graph until the context exits "
+                                          "(retain_graph is always on); a worker that sent several tensors runs one "
+                                          "backward per tensor sent (the gradients sum to PyTorch's)"
+       for n in ("context", "backward")},
+    "torch.distributed.nn.RemoteModule": "train()/eval() return self (PyTorch: a pickled copy of the remote "
+                                         "module); the device part of remote_device is not used (CPU)",
+})
+
 def _public_names(modname: str) -> list[str]:
     import importlib
 

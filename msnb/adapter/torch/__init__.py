@@ -90,7 +90,7 @@ _LAZY = {"nn": ".nn", "optim": ".optim", "utils": ".utils", "amp": ".amp", "dist
          "distributions": ".distributions", "_C": "._C",
          "sparse": ".sparse", "func": ".func", "profiler": ".profiler",
          "compiler": ".compiler", "_dynamo": "._dynamo", "_logging": "._logging", "library": ".library",
-         "functional": ".functional", "torch_version": ".torch_version"}
+         "functional": ".functional", "torch_version": ".torch_version", "futures": ".futures"}
 
 
 def __getattr__(name):

@@ -60,7 +60,7 @@ def test_names_pytorch_lacks_too_stay_plain_attribute_errors():
 
 
 def test_missing_pytorch_submodules_say_not_supported():
-    """``torch.distributed.rpc``, ``torch.fx``: a submodule PyTorch has and msnb
+    """``torch.distributed.elastic``, ``torch.fx``: a submodule PyTorch has and msnb
     lacks is named with the support-list hint, by attribute and by import."""
     from msnb.runtime.importer import ImportScope
 
@@ -82,8 +82,8 @@ def test_missing_pytorch_submodules_say_not_supported():
             continue  # an adapter module whose optional dependency is absent
     assert checked > 100
     with ImportScope():
-        with pytest.raises(ModuleNotFoundError, match=r"torch\.distributed\.rpc is not supported by msnb yet"):
-            importlib.import_module("torch.distributed.rpc")
+        with pytest.raises(ModuleNotFoundError, match=r"torch\.distributed\.elastic is not supported by msnb yet"):
+            importlib.import_module("torch.distributed.elastic")
         with pytest.raises(ModuleNotFoundError, match="No module named 'torch.no_such_module'"):
             importlib.import_module("torch.no_such_module")
 

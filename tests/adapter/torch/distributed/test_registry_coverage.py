@@ -22,6 +22,7 @@ def test_every_registered_distributed_name_is_exercised():
     for path in HERE.glob("*.py"):
         used.update(re.findall(r"dist\.(\w+)", path.read_text()))
     names = {n.split(".", 2)[2] for n in load_registry() if n.startswith("torch.distributed.")}
+    names = {n for n in names if "." not in n}  # sub-namespaces (rpc/, ...) check their own names
     assert names, "torch.distributed is missing from the registry"
     missing = sorted(names - used - INDIRECT)
     assert not missing, f"torch.distributed names no test calls: {missing}"
