@@ -375,6 +375,37 @@ PARTIAL = {
 }
 
 
+# --- torch.export and torch.nested (msnb/adapter/torch/export, msnb/adapter/torch/nested; docs/export-nested.md) ---
+NAMESPACES.update({"torch.export": "msnb.adapter.torch.export",
+                   "torch.export.dynamic_shapes": "msnb.adapter.torch.export.dynamic_shapes",
+                   "torch.export.graph_signature": "msnb.adapter.torch.export.graph_signature",
+                   "torch.export.exported_program": "msnb.adapter.torch.export.exported_program"})
+EXTRA_NAMES += tuple(f"torch.export.{ns}Dim.{h}" for ns in ("", "dynamic_shapes.") for h in ("AUTO", "STATIC", "DYNAMIC"))
+_EXPORT_TRACE = ("traced with msnb's torch.fx through every module on the example inputs: the graph is made of "
+                 "msnb's torch functions and prints them (torch.nn.functional.linear, x + y), not PyTorch's ATen "
+                 "operators (torch.ops.aten.linear.default); sizes read in Python are constants of the graph, and "
+                 "a dimension marked dynamic is checked by re-running the graph with it resized against the module "
+                 "itself (a dimension the graph cannot follow is static under Dim.AUTO, PyTorch's 'Constraints "
+                 "violated' error otherwise; dimensions tied by broadcasting under separate Dim.AUTO become static "
+                 "where PyTorch keeps them equal and dynamic); intermediate values print the example's sizes; "
+                 "Python control flow on tensor data raises PyTorch's error types; torch.cond / map, "
+                 "preserve_module_call_signature, forward(*args) and buffer writes made outside torch functions "
+                 "(BatchNorm's num_batches_tracked in training) raise msnb's unsupported error")
+_EXPORTED = ("module() checks the inputs' structure, static sizes, non-tensor inputs and Dim ranges with PyTorch's "
+             "guard messages (not dtypes); run_decompositions() returns the same graph (msnb has no ATen layer to "
+             "lower) and refuses a non-empty decomp_table; printing shows msnb's torch functions, not ATen ops")
+PARTIAL.update({
+    "torch.export.export": _EXPORT_TRACE,
+    **{f"torch.export.{n}ExportedProgram": _EXPORTED for n in ("", "exported_program.")},
+    **{f"torch.export.{n}default_decompositions": "an empty table: msnb has no ATen operators to decompose"
+       for n in ("", "exported_program.")},
+    **{f"torch.export.{n}": "msnb's own .pt2 zip (the graph as JSON naming msnb's torch functions, tensors "
+                            "read with weights_only=True); loading a .pt2 written by PyTorch (an ATen graph) "
+                            "raises msnb's unsupported error" for n in ("save", "load")},
+    **{f"torch.export.{n}Dim": "derived dimensions (2 * dx, dx + 1) raise msnb's unsupported error"
+       for n in ("", "dynamic_shapes.")},
+})
+
 def _public_names(modname: str) -> list[str]:
     import importlib
 
