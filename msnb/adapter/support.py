@@ -379,8 +379,17 @@ PARTIAL = {
 NAMESPACES.update({"torch.export": "msnb.adapter.torch.export",
                    "torch.export.dynamic_shapes": "msnb.adapter.torch.export.dynamic_shapes",
                    "torch.export.graph_signature": "msnb.adapter.torch.export.graph_signature",
-                   "torch.export.exported_program": "msnb.adapter.torch.export.exported_program"})
-EXTRA_NAMES += tuple(f"torch.export.{ns}Dim.{h}" for ns in ("", "dynamic_shapes.") for h in ("AUTO", "STATIC", "DYNAMIC"))
+                   "torch.export.exported_program": "msnb.adapter.torch.export.exported_program",
+                   "torch.nested": "msnb.adapter.torch.nested"})
+EXTRA_NAMES += ("torch.jagged", "torch.strided",
+                *(f"torch.export.{ns}Dim.{h}" for ns in ("", "dynamic_shapes.") for h in ("AUTO", "STATIC", "DYNAMIC")))
+_NESTED = ("a nested tensor holds its components (msnb tensors) and computes component by component with msnb's "
+           "kernels (elementwise ops, matmul, linear, softmax, dropout, layer_norm, scaled_dot_product_attention, "
+           "reshape / transpose / unflatten / flatten, indexing by an int first index); other torch functions on "
+           "it raise msnb's unsupported error; isinstance(nt, torch.Tensor) is False; values() of a jagged "
+           "tensor is a copy (gradients flow back), not a view; while a nested tensor is alive msnb's torch "
+           "functions run through the torch.fx wrappers (a check per call); log_softmax and scalar - nested on "
+           "the strided layout raise PyTorch's NotImplementedError, as PyTorch has no kernel for them")
 _EXPORT_TRACE = ("traced with msnb's torch.fx through every module on the example inputs: the graph is made of "
                  "msnb's torch functions and prints them (torch.nn.functional.linear, x + y), not PyTorch's ATen "
                  "operators (torch.ops.aten.linear.default); sizes read in Python are constants of the graph, and "
@@ -404,6 +413,7 @@ PARTIAL.update({
                             "raises msnb's unsupported error" for n in ("save", "load")},
     **{f"torch.export.{n}Dim": "derived dimensions (2 * dx, dx + 1) raise msnb's unsupported error"
        for n in ("", "dynamic_shapes.")},
+    **{f"torch.nested.{n}": _NESTED for n in ("nested_tensor", "as_nested_tensor", "to_padded_tensor")},
 })
 
 def _public_names(modname: str) -> list[str]:

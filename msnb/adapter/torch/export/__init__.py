@@ -22,8 +22,8 @@ from ._probe import resolve_dynamic
 from ._serialize import load, save
 from ._trace import ExportTracer
 from .dynamic_shapes import Dim, dims, spec_of_inputs
-from .exported_program import ExportedProgram, ModuleCallEntry, ModuleCallSignature, default_decompositions
-from .graph_signature import ExportBackwardSignature, ExportGraphSignature
+from .exported_program import ExportedProgram, default_decompositions
+from .graph_signature import ExportGraphSignature
 
 __all__ = ["export", "ExportedProgram", "Dim", "dims", "save", "load", "default_decompositions",
            "ExportGraphSignature"]

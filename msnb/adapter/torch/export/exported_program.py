@@ -27,14 +27,14 @@ _DTYPE_ABBR = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16":
                "complex128": "c128"}
 
 
-class ModuleCallSignature:
+class _ModuleCallSignature:
     """The inputs and outputs of one module call in the exported program (names only)."""
 
     def __init__(self, inputs, outputs, in_spec=None, out_spec=None):
         self.inputs, self.outputs, self.in_spec, self.out_spec = inputs, outputs, in_spec, out_spec
 
 
-class ModuleCallEntry:
+class _ModuleCallEntry:
     def __init__(self, fqn: str, signature=None):
         self.fqn, self.signature = fqn, signature
 
@@ -198,7 +198,7 @@ class ExportedProgram:
 
     @property
     def module_call_graph(self):
-        return [ModuleCallEntry("", ModuleCallSignature([], []))]
+        return [_ModuleCallEntry("", _ModuleCallSignature([], []))]
 
     @property
     def verifiers(self):

@@ -61,13 +61,6 @@ class OutputSpec:
 
 
 @dataclasses.dataclass
-class ExportBackwardSignature:
-    gradients_to_parameters: dict
-    gradients_to_user_inputs: dict
-    loss_output: str
-
-
-@dataclasses.dataclass
 class ExportGraphSignature:
     """The input and output specs of an exported graph, in placeholder / output order."""
 
