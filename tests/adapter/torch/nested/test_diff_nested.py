@@ -208,3 +208,19 @@ CASES = [
 @pytest.mark.parametrize("c", CASES, ids=repr)
 def test_nested_matches_pytorch(c):
     run_case(c)
+
+
+def test_torch_functions_are_restored_when_no_nested_tensor_is_left():
+    """A nested tensor holds msnb's torch-function wrappers in place only while it lives."""
+    import gc
+
+    from msnb.adapter.torch.fx import _hook
+    original = vars(mt.nn.functional)["linear"]
+    nt = mt.nested.nested_tensor([mt.ones(2, 3), mt.ones(1, 3)], layout=mt.jagged)
+    assert _hook.active() and vars(mt.nn.functional)["linear"] is not original
+    out = mt.nn.functional.linear(nt, mt.ones(4, 3))
+    assert out.is_nested and [c.shape[0] for c in out.unbind()] == [2, 1]
+    del nt, out
+    gc.collect()
+    assert not _hook.active()
+    assert vars(mt.nn.functional)["linear"] is original
