@@ -242,6 +242,9 @@ class NestedTensor:
             if self._layout is not jagged and other.dim() > 0:
                 raise RuntimeError("Expected both self and other to be nested, but got a nested self and "
                                    "non-nested other")
+            if other.dim() >= self.dim():
+                raise NotSupportedError(not_supported_message(f"torch.{name} of a jagged nested tensor and a dense "
+                                                              "tensor with a batch dimension"))
             pairs = ((c, other) for c in self._components)
         elif isinstance(other, (int, float, bool)):
             pairs = ((c, other) for c in self._components)
@@ -330,10 +333,14 @@ def _function(fn, qualname: str, args, kwargs):
         raise RuntimeError("No viable backend for scaled_dot_product_attention was found.")
     if any(len(n) != len(first) for n in nested):
         raise RuntimeError(f"{qualname}: nested tensors with different numbers of components")
-    if name in _BINARY and first._layout is not jagged:
+    if name in _BINARY:
         from .. import Tensor
-        if any(isinstance(a, Tensor) and a.dim() > 0 for a in list(args) + list(kwargs.values())):
+        dense = [a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor) and a.dim() > 0]
+        if dense and first._layout is not jagged:
             raise RuntimeError("Expected both to be nested, but got a nested self and non-nested other")
+        if any(a.dim() >= first.dim() for a in dense):
+            raise NotSupportedError(not_supported_message(f"{qualname} of a jagged nested tensor and a dense "
+                                                          "tensor with a batch dimension"))
     fn = getattr(fn, "_msnb_fx_original", fn)
     out = []
     for i in range(len(first)):

@@ -142,6 +142,8 @@ def jagged_basics(r, m):
     _same_error(lambda: r.nested.nested_tensor([r.randn(2, 4), r.randn(3, 5)], layout=r.jagged),
                 lambda: m.nested.nested_tensor([m.randn(2, 4), m.randn(3, 5)], layout=m.jagged))
     assert _j(repr(mj.size(1))) == _j(repr(rj.size(1))) == "j"
+    with pytest.raises(NotSupportedError, match="dense tensor with a batch dimension"):
+        mj + m.ones(2, 1, 4)  # never broadcast a batch of dense tensors against the components
 
 
 def gradients(r, m):
