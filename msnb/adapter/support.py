@@ -381,7 +381,8 @@ NAMESPACES.update({"torch.export": "msnb.adapter.torch.export",
                    "torch.export.graph_signature": "msnb.adapter.torch.export.graph_signature",
                    "torch.export.exported_program": "msnb.adapter.torch.export.exported_program",
                    "torch.nested": "msnb.adapter.torch.nested"})
-EXTRA_NAMES += ("torch.jagged", "torch.strided",
+# torch.export is a name of PyTorch's torch namespace: listed whether or not it was imported yet
+EXTRA_NAMES += ("torch.jagged", "torch.strided", "torch.export",
                 *(f"torch.export.{ns}Dim.{h}" for ns in ("", "dynamic_shapes.") for h in ("AUTO", "STATIC", "DYNAMIC")))
 _NESTED = ("a nested tensor holds its components (msnb tensors) and computes component by component with msnb's "
            "kernels (elementwise ops, matmul, linear, softmax, dropout, layer_norm, scaled_dot_product_attention, "
@@ -395,8 +396,9 @@ _EXPORT_TRACE = ("traced with msnb's torch.fx through every module on the exampl
                  "operators (torch.ops.aten.linear.default); sizes read in Python are constants of the graph, and "
                  "a dimension marked dynamic is checked by re-running the graph with it resized against the module "
                  "itself (a dimension the graph cannot follow is static under Dim.AUTO, PyTorch's 'Constraints "
-                 "violated' error otherwise; dimensions tied by broadcasting under separate Dim.AUTO become static "
-                 "where PyTorch keeps them equal and dynamic); intermediate values print the example's sizes; "
+                 "violated' error otherwise; Dim.AUTO dimensions of equal size are also probed together, but "
+                 "relations beyond equality (z's size = y0 * y1) are not found and those dimensions become "
+                 "static where PyTorch keeps them dynamic); intermediate values print the example's sizes; "
                  "Python control flow on tensor data raises PyTorch's error types; torch.cond / map, "
                  "preserve_module_call_signature, forward(*args) and buffer writes made outside torch functions "
                  "(BatchNorm's num_batches_tracked in training) raise msnb's unsupported error")

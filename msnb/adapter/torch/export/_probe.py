@@ -5,7 +5,9 @@ constants, so instead of PyTorch's symbolic reasoning each dimension marked
 dynamic is probed: the example input is resized along it (its own values
 repeated or cut, so integer inputs stay valid indices) and the graph is run
 and compared with the module run eagerly on the same input.  Dimensions that
-share one named :class:`Dim` are probed together.  A dimension the graph
+share one named :class:`Dim` are probed together, and ``Dim.AUTO``
+dimensions that fail alone are probed again with the others of the same
+example size (``x + y`` with a shared batch: PyTorch finds them equal).  A dimension the graph
 cannot follow is static for ``Dim.AUTO`` and PyTorch's
 ``Constraints violated`` error for ``Dim.DYNAMIC`` or a named ``Dim``; an
 example size of 0 or 1 is static (PyTorch's 0/1 specialisation)."""
@@ -92,6 +94,7 @@ def resolve_dynamic(mod, graph, inputs: dict, spec: dict):
         groups.setdefault(id(d) if isinstance(d, Dim) else key, []).append((key, d))
     dynamic, symbols = {}, {}
     n = 0
+    retry: dict = {}  # example size -> Dim.AUTO dimensions that failed alone
     for members in groups.values():
         (name, i), d = members[0]
         size = inputs[name].shape[i]
@@ -108,10 +111,18 @@ def resolve_dynamic(mod, graph, inputs: dict, spec: dict):
         ok = bool(candidates) and _follows(mod, gm, inputs, {k: candidates[0] for k, _ in members})
         if not ok:
             if auto:
+                if candidates:
+                    retry.setdefault((size, candidates[0]), []).append(members[0][0])
                 continue
             raise _violation(label, size)
         for k, _ in members:
             dynamic[k] = (lo, hi)
             symbols[k] = f"s{n}"
         n += 1
+    for (size, probe), keys in retry.items():
+        if len(keys) > 1 and _follows(mod, gm, inputs, {k: probe for k in keys}):
+            for k in keys:
+                dynamic[k] = (2, None)
+                symbols[k] = f"s{n}"
+            n += 1
     return dynamic, symbols

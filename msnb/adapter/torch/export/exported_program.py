@@ -68,6 +68,7 @@ class _ExportedModule(GraphModule):
                              f"actually got inputs with tree spec of: {len(args)} positional and keyword arguments "
                              f"{sorted(kwargs)}. Please check that the inputs have the same number and type of args "
                              "and kwargs as the ones you used when tracing.")
+        seen: dict = {}  # symbol -> (input, dim, size) of its first dimension
         for name in names:
             example, value = guards["examples"][name], values[name]
             if not isinstance(example, Tensor):
@@ -86,6 +87,10 @@ class _ExportedModule(GraphModule):
                         raise AssertionError(f"Guard failed: {name}.size()[{i}] == {example.shape[i]}")
                     continue
                 lo, hi = dyn
+                sym = guards["symbols"].get((name, i))
+                first = seen.setdefault(sym, (name, i, size))
+                if first[2] != size:  # dimensions that share one symbol are equal
+                    raise AssertionError(f"Guard failed: {name}.size()[{i}] == {first[0]}.size()[{first[1]}]")
                 if hi is not None and size > hi:
                     raise AssertionError(f"Guard failed: {name}.size()[{i}] <= {hi}")
                 if lo > 2 and size < lo:
@@ -230,6 +235,7 @@ class ExportedProgram:
         """A runnable GraphModule with the original's state (shared) that checks its inputs first."""
         gm = _ExportedModule(self._root, copy.deepcopy(self._graph), "GraphModule")
         gm.__dict__["_msnb_guards"] = {"names": self._names, "examples": self._examples, "dynamic": self._dynamic,
+                                       "symbols": self._symbols,
                                        "spec": f"({len(self._names)} inputs: {', '.join(self._names)})"}
         return gm
 

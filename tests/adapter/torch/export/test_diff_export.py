@@ -67,6 +67,7 @@ def _same_error(fn_r, fn_m, *, message=True):
 def export_linear_program(r, m):
     rm, mm = P.pair(r, m, P.linear_relu)
     (rx, ry), (mx, my) = P.inputs(r, m, (2, 4), (2, 4))
+    assert m.export is _ex(m) and r.export is _ex(r)  # torch.export, as an attribute of torch
     rep, mep = _ex(r).export(rm, (rx, ry)), _ex(m).export(mm, (mx, my))
     assert type(mep).__name__ == "ExportedProgram" and isinstance(mep, _ex(m).ExportedProgram)
     assert _sections(str(mep)) == _sections(str(rep))
@@ -266,8 +267,24 @@ def bad_arguments(r, m):
                 message="Expecting `args` to be a tuple of example positional inputs")
 
 
+def auto_dims_tied_by_broadcasting(r, m):
+    """``x + y`` under Dim.AUTO on both batch dimensions: one dynamic size, equal in both inputs."""
+    rm, mm = P.pair(r, m, P.linear_relu)
+    (rx, ry), (mx, my) = P.inputs(r, m, (3, 4), (3, 4))
+    ds = {lib: {"x": (_ex(lib).Dim.AUTO, _ex(lib).Dim.STATIC), "y": (_ex(lib).Dim.AUTO, _ex(lib).Dim.STATIC)}
+          for lib in (r, m)}
+    rep, mep = _ex(r).export(rm, (rx, ry), dynamic_shapes=ds[r]), _ex(m).export(mm, (mx, my), dynamic_shapes=ds[m])
+    assert _sections(str(mep)) == _sections(str(rep))
+    (a, b), (c, d) = P.inputs(r, m, (6, 4), (6, 4), seed=6)
+    np.testing.assert_allclose(_np(mep.module()(c, d)), _np(rep.module()(a, b)), rtol=1e-5, atol=1e-6)
+    (a, b), (c, d) = P.inputs(r, m, (6, 4), (5, 4), seed=6)
+    er, em = _err(lambda: rep.module()(a, b)), _err(lambda: mep.module()(c, d))
+    assert isinstance(em, AssertionError) and str(em).startswith("Guard failed: y.size()[0] == x.size()[0]")
+    assert isinstance(er, (AssertionError, RuntimeError)), er  # PyTorch: a guard or the broadcast itself
+
+
 CASES = [
-    case("export_linear_program", ("torch.export.export", "torch.export.ExportedProgram",
+    case("export_linear_program", ("torch.export", "torch.export.export", "torch.export.ExportedProgram",
                                    "torch.export.ExportGraphSignature", "torch.export.exported_program.ExportedProgram",
                                    "torch.export.graph_signature.ExportGraphSignature",
                                    "torch.export.graph_signature.InputSpec", "torch.export.graph_signature.OutputSpec",
@@ -283,6 +300,8 @@ CASES = [
     case("dim_ranges_and_forms", ("torch.export.export", "torch.export.Dim", "torch.export.Dim.DYNAMIC"),
          dim_ranges_and_forms, kind="custom"),
     case("auto_dims", ("torch.export.Dim.AUTO", "torch.export.Dim.STATIC"), auto_dims, kind="custom"),
+    case("auto_dims_tied_by_broadcasting", ("torch.export.Dim.AUTO",), auto_dims_tied_by_broadcasting,
+         kind="custom"),
     case("data_dependent_control_flow", ("torch.export.export",), data_dependent_control_flow, kind="custom"),
     case("shape_reads_are_guarded", ("torch.export.export",), shape_reads_are_guarded, kind="custom"),
     case("conv_bn_eval_and_kwargs", ("torch.export.export", "torch.export.ExportedProgram",
