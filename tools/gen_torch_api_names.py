@@ -19,7 +19,9 @@ MODULES = ["torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.o
            "torch.backends", "torch.nn.utils", "torch.distributions", "torch.sparse", "torch.jit",
            "torch.testing", "torch.multiprocessing", "torch.accelerator", "torch.utils",
            "torch.nn.parallel", "torch.onnx", "torch.random", "torch.serialization", "torch.masked", "torch.signal",
-           "torch.signal.windows", "torch.nn.utils.rnn", "torch.nn.utils.parametrize"]
+           "torch.signal.windows", "torch.nn.utils.rnn", "torch.nn.utils.parametrize", "torch.export",
+           "torch.export.dynamic_shapes", "torch.export.graph_signature", "torch.export.exported_program",
+           "torch.nested"]
 
 
 def submodules(package, prefix):

@@ -416,6 +416,50 @@ PARTIAL.update({
                                          "module); the device part of remote_device is not used (CPU)",
 })
 
+
+# --- torch.export and torch.nested (msnb/adapter/torch/export, msnb/adapter/torch/nested; docs/export-nested.md) ---
+NAMESPACES.update({"torch.export": "msnb.adapter.torch.export",
+                   "torch.export.dynamic_shapes": "msnb.adapter.torch.export.dynamic_shapes",
+                   "torch.export.graph_signature": "msnb.adapter.torch.export.graph_signature",
+                   "torch.export.exported_program": "msnb.adapter.torch.export.exported_program",
+                   "torch.nested": "msnb.adapter.torch.nested"})
+# torch.export is a name of PyTorch's torch namespace: listed whether or not it was imported yet
+EXTRA_NAMES += ("torch.jagged", "torch.strided", "torch.export",
+                *(f"torch.export.{ns}Dim.{h}" for ns in ("", "dynamic_shapes.") for h in ("AUTO", "STATIC", "DYNAMIC")))
+_NESTED = ("a nested tensor holds its components (msnb tensors) and computes component by component with msnb's "
+           "kernels (elementwise ops, matmul, linear, softmax, dropout, layer_norm, scaled_dot_product_attention, "
+           "reshape / transpose / unflatten / flatten, indexing by an int first index); other torch functions on "
+           "it raise msnb's unsupported error; isinstance(nt, torch.Tensor) is False; values() of a jagged "
+           "tensor is a copy (gradients flow back), not a view; while a nested tensor is alive msnb's torch "
+           "functions run through the torch.fx wrappers (a check per call); log_softmax and scalar - nested on "
+           "the strided layout raise PyTorch's NotImplementedError, as PyTorch has no kernel for them")
+_EXPORT_TRACE = ("traced with msnb's torch.fx through every module on the example inputs: the graph is made of "
+                 "msnb's torch functions and prints them (torch.nn.functional.linear, x + y), not PyTorch's ATen "
+                 "operators (torch.ops.aten.linear.default); sizes read in Python are constants of the graph, and "
+                 "a dimension marked dynamic is checked by re-running the graph with it resized against the module "
+                 "itself (a dimension the graph cannot follow is static under Dim.AUTO, PyTorch's 'Constraints "
+                 "violated' error otherwise; Dim.AUTO dimensions of equal size are also probed together, but "
+                 "relations beyond equality (z's size = y0 * y1) are not found and those dimensions become "
+                 "static where PyTorch keeps them dynamic); intermediate values print the example's sizes; "
+                 "Python control flow on tensor data raises PyTorch's error types; torch.cond / map, "
+                 "preserve_module_call_signature, forward(*args) and buffer writes made outside torch functions "
+                 "(BatchNorm's num_batches_tracked in training) raise msnb's unsupported error")
+_EXPORTED = ("module() checks the inputs' structure, static sizes, non-tensor inputs and Dim ranges with PyTorch's "
+             "guard messages (not dtypes); run_decompositions() returns the same graph (msnb has no ATen layer to "
+             "lower) and refuses a non-empty decomp_table; printing shows msnb's torch functions, not ATen ops")
+PARTIAL.update({
+    "torch.export.export": _EXPORT_TRACE,
+    **{f"torch.export.{n}ExportedProgram": _EXPORTED for n in ("", "exported_program.")},
+    **{f"torch.export.{n}default_decompositions": "an empty table: msnb has no ATen operators to decompose"
+       for n in ("", "exported_program.")},
+    **{f"torch.export.{n}": "msnb's own .pt2 zip (the graph as JSON naming msnb's torch functions, tensors "
+                            "read with weights_only=True); loading a .pt2 written by PyTorch (an ATen graph) "
+                            "raises msnb's unsupported error" for n in ("save", "load")},
+    **{f"torch.export.{n}Dim": "derived dimensions (2 * dx, dx + 1) raise msnb's unsupported error"
+       for n in ("", "dynamic_shapes.")},
+    **{f"torch.nested.{n}": _NESTED for n in ("nested_tensor", "as_nested_tensor", "to_padded_tensor")},
+})
+
 def _public_names(modname: str) -> list[str]:
     import importlib
 

@@ -88,7 +88,8 @@ _LAZY = {"nn": ".nn", "optim": ".optim", "utils": ".utils", "amp": ".amp", "dist
          "multiprocessing": ".multiprocessing", "hub": ".hub", "fft": ".fft", "linalg": ".linalg",
          "special": ".special", "masked": ".masked", "signal": ".signal", "jit": ".jit", "testing": ".testing", "onnx": ".onnx",
          "distributions": ".distributions", "_C": "._C",
-         "sparse": ".sparse", "func": ".func", "profiler": ".profiler",
+         "sparse": ".sparse", "func": ".func", "profiler": ".profiler", "export": ".export",
+         "nested": ".nested",
          "compiler": ".compiler", "_dynamo": "._dynamo", "_logging": "._logging", "library": ".library",
          "functional": ".functional", "torch_version": ".torch_version", "futures": ".futures"}
 

@@ -22,7 +22,7 @@ import inspect
 import threading
 import types
 
-__all__ = ["acquire", "release", "active", "qualified_name_of", "proxy_in"]
+__all__ = ["acquire", "release", "active", "qualified_name_of", "proxy_in", "OVERRIDES"]
 
 #: adapter namespaces whose functions are wrapped, in the order their names are preferred
 _NAMESPACES = (("torch", "msnb.adapter.torch"), ("torch.nn.functional", "msnb.adapter.torch.nn.functional"),
@@ -53,6 +53,23 @@ _count = 0
 _patches: list | None = None  # (owner, attribute, original, replacement)
 _qualnames: dict[int, str] | None = None
 _PROXY = None  # torch.fx.Proxy, set by proxy.py
+#: other argument types that take a torch function over while one is alive (``torch.nested``'s NestedTensor
+#: holds the wrappers in place with acquire / release): ``type -> handler(function, qualified name, args, kwargs)``
+OVERRIDES: dict = {}
+
+
+def _override_in(args, kwargs):
+    for values in (args, kwargs.values()):
+        for a in values:
+            h = OVERRIDES.get(type(a))
+            if h is not None:
+                return h
+            if type(a) in (list, tuple):
+                for b in a:
+                    h = OVERRIDES.get(type(b))
+                    if h is not None:
+                        return h
+    return None
 
 
 def proxy_in(args, kwargs):
@@ -99,6 +116,9 @@ def _wrap_function(orig, ns=None, name=None):
     def traced(*args, **kwargs):
         p = proxy_in(args, kwargs)
         if p is None:
+            h = _override_in(args, kwargs) if OVERRIDES else None
+            if h is not None:
+                return h(orig, f"{ns}.{name}", args, kwargs)
             return orig(*args, **kwargs)
         if style == "method":
             return p.tracer.create_proxy("call_method", name, args, kwargs)
@@ -114,6 +134,8 @@ def _wrap_operator(orig, method):
     def op(self, other):
         if isinstance(other, _PROXY):
             return other.tracer.create_proxy("call_method", method, (self, other), {})
+        if type(other) in OVERRIDES:
+            return NotImplemented  # ``tensor + nested``: the nested tensor's reflected operator answers
         return orig(self, other)
     functools.update_wrapper(op, orig)
     return op
