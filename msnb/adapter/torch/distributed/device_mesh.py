@@ -100,21 +100,20 @@ class DeviceMesh:
     def get_coordinate(self):
         return list(self._coord) if self._coord is not None else None
 
-    def get_local_rank(self, mesh_dim=None) -> int:
+    def _one_dim(self, mesh_dim) -> int:
+        """``mesh_dim`` as an index; ``None`` only names the dimension of a 1-D mesh (PyTorch's rule)."""
         if mesh_dim is None:
             if self.ndim > 1:
                 raise RuntimeError(f"Found the DeviceMesh have {self.ndim} dimensions. Optional kwarg `mesh_dim` "
                                    "needs to be specified when device_mesh.ndim > 1.")
-            mesh_dim = 0
-        return self._coord[self._dim(mesh_dim)]
+            return 0
+        return self._dim(mesh_dim)
+
+    def get_local_rank(self, mesh_dim=None) -> int:
+        return self._coord[self._one_dim(mesh_dim)]
 
     def get_group(self, mesh_dim=None):
-        if mesh_dim is None:
-            if self.ndim > 1:
-                raise RuntimeError(f"Found the DeviceMesh have {self.ndim} dimensions. Optional kwarg `mesh_dim` "
-                                   "needs to be specified when device_mesh.ndim > 1.")
-            mesh_dim = 0
-        return self._groups[self._dim(mesh_dim)]
+        return self._groups[self._one_dim(mesh_dim)]
 
     def get_all_groups(self) -> list:
         return list(self._groups)

@@ -14,7 +14,4 @@ __getattr__ = _module_getattr("torch.distributed.checkpoint", (
     "FileSystemReader", "FileSystemWriter", "HuggingFaceStorageReader", "HuggingFaceStorageWriter", "LoadPlan",
     "LoadPlanner", "Metadata", "QuantizedHuggingFaceStorageReader", "ReadItem", "SavePlan", "SavePlanner",
     "StorageReader", "StorageWriter", "TensorStorageMetadata", "WriteItem", "async_save", "load",
-    "load_sharded_optimizer_state_dict", "load_state_dict", "save", "save_state_dict", "api", "default_planner",
-    "filesystem", "hf_storage", "logger", "logging_handlers", "metadata", "optimizer", "planner", "planner_helpers",
-    "quantized_hf_storage", "resharding", "staging", "state_dict_loader", "state_dict_saver", "stateful", "storage",
-    "utils"))
+    "load_sharded_optimizer_state_dict", "load_state_dict", "save", "save_state_dict"))

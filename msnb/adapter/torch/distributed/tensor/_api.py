@@ -98,7 +98,7 @@ class DTensor:
             group = mesh.get_group(i)
             if isinstance(src, Partial):
                 if isinstance(dst, Partial):
-                    raise NotImplementedError(f"redistribute {src} -> {dst} is not supported by msnb yet ({_SUPPORT})")
+                    raise NotImplementedError(f"redistribute {src!r} -> {dst!r} is not supported by msnb yet ({_SUPPORT})")
                 local = C.all_reduce_forward(local, group)
                 if src.reduce_op == "avg":
                     local = local / mesh.size(i)
@@ -106,7 +106,7 @@ class DTensor:
                     local = C.local_chunk(C.all_reduce_backward(local, group), dst.dim, group)
                 continue
             if isinstance(dst, Partial):
-                raise NotImplementedError(f"redistribute {src} -> {dst} is not supported by msnb yet ({_SUPPORT})")
+                raise NotImplementedError(f"redistribute {src!r} -> {dst!r} is not supported by msnb yet ({_SUPPORT})")
             if isinstance(src, Shard):
                 sizes = C.chunk_sizes(self.shape[src.dim], mesh.size(i))
                 local = C.all_gather_dim(local, src.dim, sizes, group)
