@@ -97,6 +97,11 @@ def test_tensor_parallel_matches_single_process_pytorch(job):
             opt.step()
         np.testing.assert_allclose(a["tp_trained_w1"], model.w1.weight.detach().numpy(), **TOL)
         np.testing.assert_allclose(a["tp_trained_w2"], model.w2.weight.detach().numpy(), **TOL)
+        opt.zero_grad()
+        real.nn.functional.mse_loss(model(x.detach()), real.from_numpy(a["tp_g"])).backward()
+        total = real.nn.utils.clip_grad_norm_(model.parameters(), 0.01)
+        assert abs(t["tp_clip_total"] - float(total)) <= 1e-5 * float(total)  # the whole gradients' norm
+        np.testing.assert_allclose(a["tp_clipped_w1_grad"], _chunk(model.w1.weight.grad.numpy(), k), **TOL)
 
 
 def test_sequence_parallel_layer_norm_matches_pytorch(job):
@@ -127,6 +132,23 @@ def test_fully_shard_training_matches_single_process_pytorch(job):
         for name, p in model.named_parameters():
             np.testing.assert_allclose(a[f"fsdp2_{name}"], p.detach().numpy(), **TOL)
         np.testing.assert_allclose(a["fsdp2_exp_avg_w1"], opt.state[model.w1.weight]["exp_avg"].numpy(), **TOL)
+
+
+def test_clip_grad_norm_of_fully_shard_pieces_is_the_whole_gradients_norm(job):
+    ranks, arrays = job
+    model = RealMLP(arrays[0], "init_")
+    opt = real.optim.Adam(model.parameters(), lr=0.01)
+    _train_whole_batch(model, opt, arrays[0])
+    opt.zero_grad()
+    x, y = (real.from_numpy(arrays[0][k][0]) for k in ("train_x", "train_y"))
+    real.nn.functional.mse_loss(model(x), y).backward()
+    inf = max(float(p.grad.abs().max()) for p in model.parameters())
+    total = float(real.nn.utils.clip_grad_norm_(model.parameters(), 0.01))
+    for r, a in zip(ranks, arrays):
+        assert abs(r["fsdp2"]["clip_total"] - total) <= 1e-5 * total
+        assert abs(r["fsdp2"]["clip_inf"] - inf * 0.01 / (total + 1e-6)) <= 1e-5 * inf
+        np.testing.assert_allclose(a["fsdp2_clipped_w2_grad"], _chunk(model.w2.weight.grad.numpy(), r["rank"]),
+                                   **TOL)
 
 
 def test_checkpoint_state_dicts_gather_offload_and_load(job):

@@ -14,7 +14,6 @@ wrapped module's own names, as PyTorch's.
 from __future__ import annotations
 
 import contextlib
-import math
 
 from ...nn.modules.module import Module
 from ..tensor._sharded import ShardedParameter, gathered, piece_of
@@ -40,11 +39,6 @@ _DEFAULT_CONFIG = {StateDictType.FULL_STATE_DICT: FullStateDictConfig, StateDict
 def _dist():
     from ... import distributed
     return distributed
-
-
-def _torch():
-    import msnb.adapter.torch as torch
-    return torch
 
 
 def _mesh_of(process_group, device_mesh):
@@ -172,28 +166,9 @@ class FullyShardedDataParallel(Module):
 
     # --- gradients ---------------------------------------------------------------------------
     def clip_grad_norm_(self, max_norm, norm_type=2.0):
-        """Clip the gradients by their norm over every rank's pieces (returns the total norm)."""
-        torch, dist = _torch(), _dist()
-        info = self.__dict__["_msnb_fsdp1"]
-        grads = [p.grad for p in self.parameters() if p.grad is not None]
-        norm_type = float(norm_type)
-        group = info["mesh"].get_group(0)
-        if not grads:
-            return torch.tensor(0.0)
-        if math.isinf(norm_type):
-            local = torch.stack([g.detach().abs().max() for g in grads]).max().reshape(1)
-            dist.all_reduce(local, op=dist.ReduceOp.MAX, group=group)
-            total = local[0]
-        else:
-            local = torch.stack([(g.detach().abs() ** norm_type).sum() for g in grads]).sum().reshape(1)
-            dist.all_reduce(local, group=group)
-            total = local[0] ** (1.0 / norm_type)
-        coef = float(max_norm) / (float(total) + 1e-6)
-        if coef < 1:
-            with torch.no_grad():
-                for g in grads:
-                    g.mul_(coef)
-        return total
+        """Clip the gradients by the norm of the whole gradients over every rank's pieces (returns it)."""
+        from ..tensor._sharded import clip_grad_norm
+        return clip_grad_norm(list(self.parameters()), max_norm, norm_type)
 
     def summon_full_params(self, *args, **kwargs):
         raise NotImplementedError(f"FullyShardedDataParallel.summon_full_params is not supported by msnb yet "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ...nn.parameter import Parameter
 
-__all__ = ["ShardedParameter", "as_dtensor", "gathered", "piece_of", "gathered_like"]
+__all__ = ["ShardedParameter", "as_dtensor", "gathered", "piece_of", "gathered_like", "is_sharded", "clip_grad_norm"]
 
 
 class ShardedParameter(Parameter):
@@ -76,3 +76,48 @@ def gathered_like(p, t):
     mesh, placements, shape = p.__dict__["_dspec"]
     with torch.no_grad():
         return DTensor(t.detach(), mesh, placements, shape).full_tensor().clone()
+
+
+def is_sharded(p) -> bool:
+    return "_dspec" in getattr(p, "__dict__", {})
+
+
+def clip_grad_norm(params, max_norm, norm_type=2.0, error_if_nonfinite=False):
+    """``clip_grad_norm_`` over sharded parameters: the norm of the whole gradients (pieces' sums over
+    every mesh dimension that shards them), as PyTorch computes it on DTensor gradients."""
+    import math
+
+    import msnb.adapter.torch as torch
+    from ... import distributed as dist
+    from .placement_types import Shard
+    norm_type = float(norm_type)
+    inf = math.isinf(norm_type)
+    op = dist.ReduceOp.MAX if inf else dist.ReduceOp.SUM
+    grads = [p.grad for p in params if p.grad is not None]
+    if not grads:
+        return torch.tensor(0.0)
+    parts: dict = {}  # (mesh, sharded mesh dims) -> [local max or sum of |g|^p]
+    with torch.no_grad():
+        for p in params:
+            if p.grad is None:
+                continue
+            g = p.grad.detach().abs()
+            v = (g.max() if inf else (g ** norm_type).sum()).float().reshape(1) if g.numel() else torch.zeros(1)
+            mesh, placements, _ = p.__dict__["_dspec"] if is_sharded(p) else (None, (), None)
+            dims = tuple(i for i, pl in enumerate(placements) if isinstance(pl, Shard))
+            parts.setdefault((id(mesh), dims), (mesh, dims, []))[2].append(v)
+        values = []
+        for mesh, dims, vs in parts.values():
+            v = torch.cat(vs).max().reshape(1) if inf else torch.cat(vs).sum().reshape(1)
+            for i in dims:
+                dist.all_reduce(v, op=op, group=mesh.get_group(i))
+            values.append(v)
+        allv = torch.cat(values)
+        total = allv.max() if inf else allv.sum() ** (1.0 / norm_type)
+        if error_if_nonfinite and not bool(total.isfinite().item()):
+            raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is "
+                               "non-finite, so it cannot be clipped.")
+        coef = (max_norm / (total + 1e-6)).clamp(max=1.0)
+        for g in grads:
+            g.mul_(coef.to(g.dtype))
+    return total
