@@ -402,14 +402,15 @@ EXTRA_NAMES = EXTRA_NAMES + (
     "torch.distributed.fsdp.FSDPModule.reshard", "torch.distributed.fsdp.FSDPModule.unshard",
     "torch.distributed.fsdp.FSDPModule.set_requires_gradient_sync")
 _SHARDED_PARAMS = ("sharded parameters are msnb Parameters holding this rank's piece: p.shape is the local shape "
-                   "(PyTorch's DTensor parameter has the global one); p.placements, p.device_mesh, p.to_local() and "
-                   "p.full_tensor() are there as on a DTensor")
+                   "(PyTorch's DTensor parameter has the global one), isinstance(p, DTensor) is False; p.placements, "
+                   "p.device_mesh, p.to_local() and p.full_tensor() are there as on a DTensor; optimizer state "
+                   "(exp_avg, ...) is a plain tensor of the piece")
 _FSDP_RUN = ("each rank keeps the dim-0 torch.chunk piece of every parameter; the pieces are all-gathered when the "
              "module's forward starts and the gradients summed over the mesh, averaged and cut to pieces in "
              "backward (MindSpore's AllGather/AllReduce on CPU), not overlapped with compute; ")
 _DSD = ("keys are PyTorch's FQNs (DDP's module. and FSDP1's _fsdp_wrapped_module. dropped; optimizer state keyed "
-        "by parameter name); without full_state_dict a sharded parameter's value is this rank's piece as a plain "
-        "tensor (PyTorch: a DTensor); full_state_dict + cpu_offload gives rank 0 the values and the other ranks "
+        "by parameter name); without full_state_dict a sharded parameter's value is a DTensor of this rank's piece, "
+        "its optimizer state (exp_avg, ...) the piece as a plain tensor (PyTorch: a DTensor); full_state_dict + cpu_offload gives rank 0 the values and the other ranks "
         "{}, as PyTorch; submodules= raises msnb's unsupported error")
 _DTENSOR = ("not a torch.Tensor subclass: + - * / with a number or a DTensor of the same mesh, placements and "
             "shape, neg, pow, relu, sigmoid, tanh, exp, abs and to(dtype) run on the local pieces; every other op "
@@ -420,7 +421,9 @@ PARTIAL.update({
                                           "reshard_after_forward=False gives the same values (msnb always "
                                           "reshards); shard_placement_fn and FSDP over tensor-parallel parameters "
                                           "raise msnb's unsupported error; PyNative only (graph mode not run)",
-    "torch.distributed.fsdp.FSDPModule": "set_requires_gradient_sync(False) raises msnb's unsupported error; "
+    "torch.distributed.fsdp.FSDPModule": "state_dict() gives DTensors of the pieces and load_state_dict takes "
+                                         "DTensors, whole tensors or pieces, as PyTorch; "
+                                         "set_requires_gradient_sync(False) raises msnb's unsupported error; "
                                          "unshard() gathers at once; the prefetch setters are accepted and do "
                                          "nothing",
     "torch.distributed.fsdp.FSDPModule.set_requires_gradient_sync": "False raises msnb's unsupported error",

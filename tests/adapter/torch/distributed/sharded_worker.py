@@ -181,8 +181,12 @@ def fsdp2(rank, steps=5, per_rank=3):
     facts["full_keys"] = list(full)
     offloaded = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
     facts["offloaded_keys"] = list(offloaded)
-    sharded = get_model_state_dict(model)
-    facts["sharded_shapes"] = {k: list(v.shape) for k, v in sharded.items()}
+    sharded = get_model_state_dict(model)  # DTensors of the pieces, as PyTorch
+    facts["sharded_shapes"] = {k: list(v.to_local().shape) for k, v in sharded.items()}
+    facts["sharded_global_shapes"] = {k: list(v.shape) for k, v in sharded.items()}
+    own = model.state_dict()
+    facts["state_dict_dtensors"] = all(isinstance(v, DTensor) for v in [*sharded.values(), *own.values()])
+    facts["state_dict_full_tensor_ok"] = all(torch.equal(own[k].full_tensor(), full[k]) for k in full)
     osd = get_optimizer_state_dict(model, opt, options=StateDictOptions(full_state_dict=True))
     facts["optim_keys"] = sorted(osd["state"])
     facts["optim_params"] = osd["param_groups"][0]["params"]
@@ -197,6 +201,8 @@ def fsdp2(rank, steps=5, per_rank=3):
     set_state_dict(other, other_opt, model_state_dict=full, optim_state_dict=osd)
     facts["loaded_pieces_equal"] = all(torch.equal(a, b) for a, b in zip(model.parameters(), other.parameters()))
     set_model_state_dict(other, msd)  # sharded form too
+    other.load_state_dict(model.state_dict())  # DTensors
+    other.load_state_dict(full)  # whole tensors
     set_optimizer_state_dict(other, other_opt, osd, options=StateDictOptions(full_state_dict=True))
     _train(model, opt, xs[:1], ys[:1], rank, per_rank)
     _train(other, other_opt, xs[:1], ys[:1], rank, per_rank)

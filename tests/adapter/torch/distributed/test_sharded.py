@@ -159,6 +159,9 @@ def test_checkpoint_state_dicts_gather_offload_and_load(job):
         assert f["full_keys"] == keys and f["optim_params"] == keys and f["optim_keys"] == sorted(keys)
         assert f["offloaded_keys"] == (keys if r["rank"] == 0 else [])  # cpu_offload: rank 0 only, as PyTorch
         assert f["loaded_pieces_equal"] and f["next_step_equal"]
+        assert f["state_dict_dtensors"] and f["state_dict_full_tensor_ok"]
+        assert f["sharded_global_shapes"] == {"w1.weight": [5, 4], "w1.bias": [5], "w2.weight": [3, 5],
+                                              "w2.bias": [3]}
         assert f["mp"] == {"out": "torch.float32", "param": "torch.float32", "grad": "torch.float32"}
 
 

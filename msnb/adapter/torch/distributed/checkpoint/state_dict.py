@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..tensor._sharded import ShardedParameter, gathered_like, piece_of
+from ..tensor._sharded import ShardedParameter, gathered_like, load_value, piece_of, state_value
 
 __all__ = ["StateDictOptions", "get_model_state_dict", "get_optimizer_state_dict", "get_state_dict",
            "set_model_state_dict", "set_optimizer_state_dict", "set_state_dict"]
@@ -91,8 +91,8 @@ def get_model_state_dict(model, *, submodules=None, options=None):
         if opts.ignore_frozen_params and getattr(v, "requires_grad", False) is False and \
                 isinstance(v, _torch().nn.Parameter):
             continue
-        if isinstance(v, ShardedParameter) and opts.full_state_dict:
-            out[k] = gathered_like(v, v)  # every rank gathers; see _rank0_only
+        if isinstance(v, ShardedParameter):
+            out[k] = gathered_like(v, v) if opts.full_state_dict else state_value(v)  # every rank gathers
         else:
             out[k] = v.detach().clone()
     return {} if _rank0_only(opts) else out
@@ -122,9 +122,10 @@ def set_model_state_dict(model, model_state_dict, *, options=None):
         for k, dst in own.items():
             if k not in sd:
                 continue
-            src = sd[k] if isinstance(sd[k], torch.Tensor) else torch.tensor(sd[k])
-            if isinstance(dst, ShardedParameter) and tuple(src.shape) != tuple(dst.shape):
-                src = piece_of(dst, src)
+            src = sd[k]
+            if isinstance(dst, ShardedParameter):
+                src = load_value(dst, src)
+            src = src if isinstance(src, torch.Tensor) else torch.tensor(src)
             if tuple(src.shape) != tuple(dst.shape):
                 raise RuntimeError(f"size mismatch for {k}: copying a param with shape {tuple(src.shape)}, the "
                                    f"shape in current model is {tuple(dst.shape)}")

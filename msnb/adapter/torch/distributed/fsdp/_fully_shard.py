@@ -126,6 +126,28 @@ class FSDPModule:
             raise NotImplementedError("FSDPModule.set_requires_gradient_sync(False) (gradient accumulation without "
                                       f"reduce-scatter) is not supported by msnb yet ({_SUPPORT})")
 
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """The module's state dict with each sharded parameter as a DTensor of its piece, as PyTorch's FSDP2."""
+        from ..tensor._sharded import is_sharded, state_value
+        out = super().state_dict(*args, destination=destination, prefix=prefix, keep_vars=True)
+        for k, v in out.items():
+            if is_sharded(v):
+                out[k] = state_value(v, keep_vars)
+            elif not keep_vars and hasattr(v, "detach") and not hasattr(v, "full_tensor"):
+                out[k] = v.detach()
+        return out
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """DTensors, whole tensors or pieces, each copied into this rank's piece."""
+        from ..tensor._sharded import is_sharded, load_value
+        own = {}
+        for mp, m in self.named_modules():
+            for k, p in m._parameters.items():
+                if p is not None and is_sharded(p):
+                    own[mp + ("." if mp else "") + k] = p
+        state_dict = {k: load_value(own[k], v) if k in own else v for k, v in state_dict.items()}
+        return super().load_state_dict(state_dict, strict=strict)
+
     def set_reshard_after_forward(self, reshard_after_forward: bool, recurse: bool = True) -> None:
         """Accepted: msnb always reshards after forward (the values are the same)."""
         for st in (managed(self) if recurse else [self.__dict__["_msnb_fsdp"]]):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ...nn.parameter import Parameter
 
-__all__ = ["ShardedParameter", "as_dtensor", "gathered", "piece_of", "gathered_like", "is_sharded", "clip_grad_norm"]
+__all__ = ["ShardedParameter", "as_dtensor", "gathered", "piece_of", "gathered_like", "is_sharded", "clip_grad_norm", "state_value", "load_value"]
 
 
 class ShardedParameter(Parameter):
@@ -121,3 +121,21 @@ def clip_grad_norm(params, max_norm, norm_type=2.0, error_if_nonfinite=False):
         for g in grads:
             g.mul_(coef.to(g.dtype))
     return total
+
+
+def state_value(p, keep_vars=False):
+    """A sharded parameter as a state dict holds it: a DTensor of its piece (detached unless ``keep_vars``)."""
+    from ._api import DTensor
+    mesh, placements, shape = p.__dict__["_dspec"]
+    return DTensor(p if keep_vars else p.detach(), mesh, placements, shape)
+
+
+def load_value(p, value):
+    """What to copy into the piece ``p`` from a state dict's ``value``: a DTensor's local piece, a whole
+    tensor's piece, or the piece itself."""
+    from ._api import DTensor
+    if isinstance(value, DTensor):
+        return value.to_local()
+    if tuple(value.shape) != tuple(p.shape) and tuple(value.shape) == tuple(p.__dict__["_dspec"][2]):
+        return piece_of(p, value)
+    return value
