@@ -423,10 +423,10 @@ PARTIAL.update({
                                           "raise msnb's unsupported error; PyNative only (graph mode not run)",
     "torch.distributed.fsdp.FSDPModule": "state_dict() gives DTensors of the pieces and load_state_dict takes "
                                          "DTensors, whole tensors or pieces, as PyTorch; "
-                                         "set_requires_gradient_sync(False) raises msnb's unsupported error; "
+                                         "set_requires_gradient_sync(False) keeps the whole local gradients "
+                                         "until the next synced backward; "
                                          "unshard() gathers at once; the prefetch setters are accepted and do "
                                          "nothing",
-    "torch.distributed.fsdp.FSDPModule.set_requires_gradient_sync": "False raises msnb's unsupported error",
     "torch.distributed.fsdp.MixedPrecisionPolicy": "param_dtype, output_dtype and cast_forward_inputs apply; "
                                                    "gradients are reduced in the parameters' own dtype "
                                                    "(reduce_dtype is accepted, not used)",

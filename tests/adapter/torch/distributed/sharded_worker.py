@@ -208,6 +208,17 @@ def fsdp2(rank, steps=5, per_rank=3):
     _train(other, other_opt, xs[:1], ys[:1], rank, per_rank)
     facts["next_step_equal"] = all(torch.allclose(a, b, rtol=0, atol=1e-7)
                                    for a, b in zip(model.parameters(), other.parameters()))
+    # gradient accumulation: no reduce-scatter for two micro-batches, then one synced backward
+    for k, v in get_model_state_dict(other, options=StateDictOptions(full_state_dict=True)).items():
+        ARRAYS[f"accum_init_{k}"] = _np(v)
+    other_opt.zero_grad()
+    other.set_requires_gradient_sync(False)
+    for s in (1, 2):
+        F.mse_loss(other(xs[s, mine]), ys[s, mine]).backward()
+    facts["accum_grads_none"] = all(p.grad is None for p in other.parameters())
+    other.set_requires_gradient_sync(True)
+    F.mse_loss(other(xs[3, mine]), ys[3, mine]).backward()
+    ARRAYS["accum_w1_grad"] = _np(other.w1.weight.grad)
     # mixed precision: float16 compute, float32 pieces and gradients
     torch.manual_seed(0)
     mp = MLP()

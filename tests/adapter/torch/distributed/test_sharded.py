@@ -190,3 +190,15 @@ def test_fully_sharded_data_parallel_trains_and_gives_state_dict_types(job):
         assert f["module_class"] == "MLP" and f["type_after"] == "FULL_STATE_DICT" and f["loaded_ones"]
         assert f["full_keys"] == (list(shapes[0]) if k == 0 else [])  # rank0_only=True
         assert f["sharded_shapes"] == f["local_shapes"] == shapes[k]
+
+
+def test_fully_shard_gradient_accumulation_without_sync_matches_pytorch(job):
+    ranks, arrays = job
+    model = RealMLP(arrays[0], "accum_init_")
+    xs, ys = (real.from_numpy(arrays[0][k]) for k in ("train_x", "train_y"))
+    for s in (1, 2, 3):  # each rank's mean loss on its half, averaged over the ranks, summed over micro-batches
+        ((real.nn.functional.mse_loss(model(xs[s, :3]), ys[s, :3]) +
+          real.nn.functional.mse_loss(model(xs[s, 3:]), ys[s, 3:])) / 2).backward()
+    for r, a in zip(ranks, arrays):
+        assert r["fsdp2"]["accum_grads_none"]
+        np.testing.assert_allclose(a["accum_w1_grad"], _chunk(model.w1.weight.grad.numpy(), r["rank"]), **TOL)

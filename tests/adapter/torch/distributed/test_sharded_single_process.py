@@ -133,9 +133,19 @@ def test_fully_shard_training_equals_pytorch(world_of_one):
     assert isinstance(mine[2]._parameters["weight"], torch.nn.Parameter)
     assert mine.unshard(async_op=True).wait() is None and isinstance(mine.unshard(async_op=True), fsdp.UnshardHandle)
     mine.reshard()
-    mine.set_requires_gradient_sync(True)
-    with pytest.raises(NotImplementedError, match="set_requires_gradient_sync.*not supported by msnb"):
-        mine.set_requires_gradient_sync(False)
+    # gradient accumulation: two backwards without sync, one with
+    mine.zero_grad()
+    theirs.zero_grad()
+    mine.set_requires_gradient_sync(False)
+    for i, (x, y) in enumerate(_data()):
+        if i == 2:
+            assert all(p.grad is None for p in mine.parameters())
+            mine.set_requires_gradient_sync(True)
+        torch.nn.functional.mse_loss(mine(torch.from_numpy(x)), torch.from_numpy(y)).backward()
+        real.nn.functional.mse_loss(theirs(real.from_numpy(x)), real.from_numpy(y)).backward()
+    for k, p in theirs.named_parameters():
+        np.testing.assert_allclose(dict(mine.named_parameters())[k].grad.numpy(), p.grad.numpy(), rtol=1e-5,
+                                   atol=1e-7)
 
 
 def test_fully_sharded_data_parallel_training_and_clipping_equal_pytorch(world_of_one):

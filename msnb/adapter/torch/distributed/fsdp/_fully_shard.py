@@ -70,13 +70,25 @@ class FSDPState:
         self.reshard_after_forward = reshard_after_forward
         self.cast_inputs = cast_inputs
         self.gathered = False
+        self.sync = True
+        self.pending: dict = {}  # entry index -> whole local gradient kept while sync is off
+
+    def _hold(self, i):
+        """The gradient hook of entry ``i``: keep it while sync is off; add what was kept when it is on."""
+        def hold(g):
+            if not self.sync:
+                self.pending[i] = g if i not in self.pending else self.pending[i] + g
+                return None
+            kept = self.pending.pop(i, None)
+            return g if kept is None else g + kept
+        return hold
 
     def gather(self, differentiable=True):
         torch = _torch()
         n = self.mesh.size()
-        for owner, name, piece, sizes in self.entries:
+        for i, (owner, name, piece, sizes) in enumerate(self.entries):
             if differentiable:
-                full = C.all_gather_dim(piece, 0, sizes, self.group, reduce=True, divide=n)
+                full = C.all_gather_dim(piece, 0, sizes, self.group, reduce=self._hold(i), divide=n)
             else:
                 with torch.no_grad():
                     full = C.all_gather_dim(piece.detach(), 0, sizes, self.group)
@@ -122,9 +134,10 @@ class FSDPModule:
         return UnshardHandle() if async_op else None
 
     def set_requires_gradient_sync(self, requires_gradient_sync: bool, *, recurse: bool = True) -> None:
-        if not requires_gradient_sync:
-            raise NotImplementedError("FSDPModule.set_requires_gradient_sync(False) (gradient accumulation without "
-                                      f"reduce-scatter) is not supported by msnb yet ({_SUPPORT})")
+        """False: backward keeps each whole local gradient (no reduce-scatter, the pieces' ``grad`` is
+        untouched); the first backward after True adds what was kept and reduce-scatters the sum."""
+        for st in (managed(self) if recurse else [self.__dict__["_msnb_fsdp"]]):
+            st.sync = bool(requires_gradient_sync)
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """The module's state dict with each sharded parameter as a DTensor of its piece, as PyTorch's FSDP2."""

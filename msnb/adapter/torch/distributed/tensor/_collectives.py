@@ -85,7 +85,8 @@ def _fns():
     class AllGatherDim(Function):
         """Concatenate every rank's piece along ``dim``; backward: this rank's slice of the
         gradient (``reduce=None``, the gradient is the same on every rank) or of its sum over
-        ranks divided by ``divide`` (FSDP's reduce-scatter)."""
+        ranks divided by ``divide`` (FSDP's reduce-scatter); a callable ``reduce`` first sees
+        the whole local gradient and may hold it back (no-sync accumulation)."""
 
         @staticmethod
         def forward(ctx, x, dim, sizes, group, reduce, divide):
@@ -96,6 +97,10 @@ def _fns():
         @staticmethod
         def backward(ctx, grad):
             g = _np(grad)
+            if callable(ctx.reduce):  # FSDP's hold: keeps the gradient unreduced (None) or adds what it kept
+                g = ctx.reduce(g)
+                if g is None:
+                    return None, None, None, None, None, None
             if ctx.reduce:
                 g = _sum(g, ctx.group)
                 if ctx.divide != 1:
