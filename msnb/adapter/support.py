@@ -420,7 +420,7 @@ PARTIAL.update({
     "torch.distributed.fsdp.fully_shard": _FSDP_RUN + _SHARDED_PARAMS + "; 1-D mesh only (HSDP raises); "
                                           "reshard_after_forward=False gives the same values (msnb always "
                                           "reshards); shard_placement_fn and FSDP over tensor-parallel parameters "
-                                          "raise msnb's unsupported error; PyNative only (graph mode not run)",
+                                          "raise msnb's unsupported error; under torch.compile / graph mode the sharded modules run in PyNative (their hooks keep them there)",
     "torch.distributed.fsdp.FSDPModule": "state_dict() gives DTensors of the pieces and load_state_dict takes "
                                          "DTensors, whole tensors or pieces, as PyTorch; "
                                          "set_requires_gradient_sync(False) keeps the whole local gradients "
@@ -473,7 +473,7 @@ PARTIAL.update({
     "torch.distributed.tensor.parallel.SequenceParallel": "nn.LayerNorm, nn.Dropout and modules without "
                                                           "parameters (others raise msnb's unsupported error)",
     "torch.distributed.tensor.parallel.parallelize_module": "a 1-D mesh; plan keys may use fnmatch '*' patterns; "
-                                                            "PyNative only (graph mode not run)",
+                                                            "under torch.compile / graph mode the sharded modules run in PyNative (their hooks keep them there)",
     **{f"torch.distributed.checkpoint.state_dict.{n}": _DSD for n in (
         "get_model_state_dict", "get_optimizer_state_dict", "get_state_dict", "set_model_state_dict",
         "set_optimizer_state_dict", "set_state_dict")},

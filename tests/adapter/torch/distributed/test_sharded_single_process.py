@@ -244,3 +244,19 @@ def test_fsdp1_mixed_precision_computes_in_float16_and_keeps_float32_pieces(worl
     assert mine[0].weight.grad.dtype == torch.float32
     np.testing.assert_allclose(out.float().detach().numpy(), theirs(real.from_numpy(x)).detach().numpy(),
                                rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("kind", ["fully_shard", "parallelize_module"])
+def test_compiled_sharded_modules_run_in_pynative_and_train_the_same(world_of_one, kind):
+    """msnb graph mode must not trace the host-side collectives: the hooks keep these modules in PyNative."""
+    def train(compiled):
+        mine, _ = _pair()
+        if kind == "fully_shard":
+            fsdp.fully_shard(mine)
+        else:
+            tp.parallelize_module(mine, world_of_one, {"0": tp.ColwiseParallel(), "2": tp.RowwiseParallel()})
+        _train(torch.compile(mine) if compiled else mine, torch, torch.optim.SGD(mine.parameters(), lr=0.1))
+        return [p.detach().numpy().copy() for p in mine.parameters()]
+
+    for a, b in zip(train(False), train(True)):
+        np.testing.assert_array_equal(a, b)

@@ -64,6 +64,18 @@ def _as_local(x, mesh, layouts, desired, global_last=None):
     return dt.to_local(), dt
 
 
+def _install(module, prepare, forward):
+    """``prepare`` turns the first input into the local tensor ``forward`` computes on.  It runs as a
+    forward pre-hook, as PyTorch's input_fn does (which also keeps msnb graph mode off the module: its
+    collectives read host memory)."""
+    def pre(mod, args):
+        return (prepare(args[0]),) + tuple(args[1:])
+
+    module.register_forward_pre_hook(pre)
+    module.forward = types.MethodType(forward, module)
+    return module
+
+
 def _output(local, mesh, placement, shape, layouts, use_local):
     dt = DTensor.from_local(local, mesh, [placement], shape=shape)
     if dt.placements != tuple(Shard(p.dim % len(shape)) if isinstance(p, Shard) else p for p in layouts):
@@ -102,17 +114,22 @@ class ColwiseParallel(ParallelStyle):
             _shard_param(module, "bias", mesh, Shard(0), self.src_data_rank)
             out_features = module.out_features
 
-            def forward(self_, x):
-                local, _ = _as_local(x, mesh, style.input_layouts, style.desired_input_layouts)
-                y = nn.functional.linear(C.all_reduce_backward(local, group), self_.weight, self_.bias)
+            def prepare(x):
+                return C.all_reduce_backward(_as_local(x, mesh, style.input_layouts, style.desired_input_layouts)[0],
+                                             group)
+
+            def forward(self_, local):
+                y = nn.functional.linear(local, self_.weight, self_.bias)
                 return _output(y, mesh, Shard(-1), tuple(y.shape[:-1]) + (out_features,), style.output_layouts,
                                style.use_local_output)
         elif isinstance(module, nn.Embedding):
             _shard_param(module, "weight", mesh, Shard(1), self.src_data_rank)
             dim = module.embedding_dim
 
-            def forward(self_, x):
-                local, _ = _as_local(x, mesh, style.input_layouts, style.desired_input_layouts)
+            def prepare(x):
+                return _as_local(x, mesh, style.input_layouts, style.desired_input_layouts)[0]
+
+            def forward(self_, local):
                 y = nn.functional.embedding(local, self_.weight, self_.padding_idx, self_.max_norm,
                                             self_.norm_type, self_.scale_grad_by_freq, self_.sparse)
                 return _output(y, mesh, Shard(-1), tuple(y.shape[:-1]) + (dim,), style.output_layouts,
@@ -120,8 +137,7 @@ class ColwiseParallel(ParallelStyle):
         else:
             raise NotImplementedError(f"ColwiseParallel on {type(module).__name__} is not supported by msnb yet: "
                                       f"nn.Linear and nn.Embedding ({_SUPPORT})")
-        module.forward = types.MethodType(forward, module)
-        return module
+        return _install(module, prepare, forward)
 
 
 class RowwiseParallel(ParallelStyle):
@@ -147,8 +163,10 @@ class RowwiseParallel(ParallelStyle):
         style, in_features = self, module.in_features
         group = mesh.get_group(0)
 
-        def forward(self_, x):
-            local, _ = _as_local(x, mesh, style.input_layouts, (Shard(-1),), global_last=in_features)
+        def prepare(x):
+            return _as_local(x, mesh, style.input_layouts, (Shard(-1),), global_last=in_features)[0]
+
+        def forward(self_, local):
             partial = nn.functional.linear(local, self_.weight)
             out = style.output_layouts[0]
             if isinstance(out, Replicate):
@@ -166,8 +184,7 @@ class RowwiseParallel(ParallelStyle):
             dt = DTensor.from_local(y, mesh, [Shard(dim)], shape=tuple(partial.shape))
             return dt.to_local() if style.use_local_output else dt
 
-        module.forward = types.MethodType(forward, module)
-        return module
+        return _install(module, prepare, forward)
 
 
 class SequenceParallel(ParallelStyle):
@@ -201,14 +218,20 @@ class SequenceParallel(ParallelStyle):
             raise NotImplementedError(f"SequenceParallel on {type(module).__name__} is not supported by msnb yet: "
                                       f"nn.LayerNorm, nn.Dropout and modules without parameters ({_SUPPORT})")
 
-        def forward(self_, x):
-            local, dt = _as_local(x, mesh, style.sequence_sharding, style.sequence_sharding)
-            y = compute(self_, local)
-            out = DTensor.from_local(y, mesh, dt.placements, shape=dt.shape)
+        seen = {}
+
+        def prepare(x):
+            local, seen["dt"] = _as_local(x, mesh, style.sequence_sharding, style.sequence_sharding)
+            return local
+
+        def forward(self_, local):
+            dt = seen.pop("dt", None)
+            if dt is None:  # forward called without __call__ (no pre-hook ran)
+                local, dt = _as_local(local, mesh, style.sequence_sharding, style.sequence_sharding)
+            out = DTensor.from_local(compute(self_, local), mesh, dt.placements, shape=dt.shape)
             return out.to_local() if style.use_local_output else out
 
-        module.forward = types.MethodType(forward, module)
-        return module
+        return _install(module, prepare, forward)
 
 
 def _matches(module, pattern):
