@@ -477,6 +477,10 @@ PARTIAL.update({
     **{f"torch.distributed.checkpoint.state_dict.{n}": _DSD for n in (
         "get_model_state_dict", "get_optimizer_state_dict", "get_state_dict", "set_model_state_dict",
         "set_optimizer_state_dict", "set_state_dict")},
+    "torch.distributed.get_default_backend_for_device": "PyTorch 2.13's answers for device names (cpu/mps: gloo, "
+                                                        "cuda: nccl, xpu: xccl, others ValueError); an integer index "
+                                                        "means msnb's device, as torch.device(0) does here (nccl), "
+                                                        "where CPU-only PyTorch raises RuntimeError",
     "torch.distributed.checkpoint.state_dict.StateDictOptions": "full_state_dict, cpu_offload, "
                                                                 "ignore_frozen_params, strict and "
                                                                 "broadcast_from_rank0 apply; "
