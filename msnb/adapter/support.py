@@ -412,7 +412,7 @@ _DSD = ("keys are PyTorch's FQNs (DDP's module. and FSDP1's _fsdp_wrapped_module
         "by parameter name); without full_state_dict a sharded parameter's value is a DTensor of this rank's piece, "
         "its optimizer state (exp_avg, ...) the piece as a plain tensor (PyTorch: a DTensor); full_state_dict + cpu_offload gives rank 0 the values and the other ranks "
         "{}, as PyTorch; submodules= raises msnb's unsupported error")
-_DTENSOR = ("not a torch.Tensor subclass: + - * / with a number or a DTensor of the same mesh, placements and "
+_DTENSOR = ("not a torch.Tensor subclass (torch.save / pickling raises msnb's unsupported error): + - * / with a number or a DTensor of the same mesh, placements and "
             "shape, neg, pow, relu, sigmoid, tanh, exp, abs and to(dtype) run on the local pieces; every other op "
             "raises msnb's unsupported error naming it (torch.* functions do not take a DTensor); msnb has no "
             "sharding propagation rules beyond these")
@@ -422,7 +422,8 @@ PARTIAL.update({
                                           "reshards); shard_placement_fn and FSDP over tensor-parallel parameters "
                                           "raise msnb's unsupported error; under torch.compile / graph mode the sharded modules run in PyNative (their hooks keep them there)",
     "torch.distributed.fsdp.FSDPModule": "state_dict() gives DTensors of the pieces and load_state_dict takes "
-                                         "DTensors, whole tensors or pieces, as PyTorch; "
+                                         "DTensors, whole tensors or pieces, as PyTorch; torch.save of that "
+                                         "state dict raises msnb's unsupported error (save the full state dict); "
                                          "set_requires_gradient_sync(False) keeps the whole local gradients "
                                          "until the next synced backward; "
                                          "unshard() gathers at once; the prefetch setters are accepted and do "

@@ -228,6 +228,15 @@ def test_what_msnb_cannot_shard_is_refused_by_name(world_of_one):
         fsdp.fully_shard(torch.nn.Linear(2, 2), mesh=DeviceMesh("cpu", [[0]], mesh_dim_names=("a", "b")))
     with pytest.raises(NotImplementedError, match="Partial"):
         d.redistribute(world_of_one, [dt.Partial()])
+    import io
+    sharded = torch.nn.Linear(2, 2)
+    fsdp.fully_shard(sharded)
+    with pytest.raises(NotImplementedError, match="pickling a DTensor.*full_state_dict=True"):
+        torch.save(sharded.state_dict(), io.BytesIO())
+    buf = io.BytesIO()
+    torch.save(dsd.get_model_state_dict(sharded, options=dsd.StateDictOptions(full_state_dict=True)), buf)
+    buf.seek(0)
+    assert torch.equal(torch.load(buf, weights_only=True)["weight"], sharded.weight.detach())
     with pytest.raises(RuntimeError, match="mesh_shape"):
         init_device_mesh("cpu", (1, 1), mesh_dim_names=("a",))
 

@@ -172,6 +172,12 @@ class DTensor:
         return (f"DTensor(local_tensor={self._local_tensor!r}, device_mesh={self.device_mesh!r}, "
                 f"placements={self.placements!r})")
 
+    def __reduce_ex__(self, protocol):
+        raise NotImplementedError("saving or pickling a DTensor (torch.save of a sharded state dict) is not "
+                                  "supported by msnb yet: save dt.full_tensor(), get_model_state_dict(model, "
+                                  "options=StateDictOptions(full_state_dict=True)) or dt.to_local() "
+                                  f"({_SUPPORT})")
+
     def __setattr__(self, name, value):
         raise AttributeError(f"msnb's DTensor does not take attribute {name!r}")
 
