@@ -460,6 +460,121 @@ PARTIAL.update({
     **{f"torch.nested.{n}": _NESTED for n in ("nested_tensor", "as_nested_tensor", "to_padded_tensor")},
 })
 
+# --- torch.distributed sharding: DeviceMesh, DTensor, tensor parallel, FSDP, checkpoint.state_dict ---
+NAMESPACES.update({
+    "torch.distributed.device_mesh": "msnb.adapter.torch.distributed.device_mesh",
+    "torch.distributed.tensor": "msnb.adapter.torch.distributed.tensor",
+    "torch.distributed.tensor.device_mesh": "msnb.adapter.torch.distributed.tensor.device_mesh",
+    "torch.distributed.tensor.parallel": "msnb.adapter.torch.distributed.tensor.parallel",
+    "torch.distributed._tensor": "msnb.adapter.torch.distributed._tensor",
+    "torch.distributed._tensor.device_mesh": "msnb.adapter.torch.distributed._tensor.device_mesh",
+    "torch.distributed.fsdp": "msnb.adapter.torch.distributed.fsdp",
+    "torch.distributed.fsdp.fully_sharded_data_parallel":
+        "msnb.adapter.torch.distributed.fsdp.fully_sharded_data_parallel",
+    "torch.distributed.checkpoint.state_dict": "msnb.adapter.torch.distributed.checkpoint.state_dict",
+})
+_FSDP1 = ("torch.distributed.fsdp", "torch.distributed.fsdp.fully_sharded_data_parallel")
+_DT = ("torch.distributed.tensor", "torch.distributed._tensor")
+EXTRA_NAMES = EXTRA_NAMES + (
+    *(f"{ns}.FullyShardedDataParallel.{m}" for ns in _FSDP1 for m in (
+        "state_dict_type", "set_state_dict_type", "get_state_dict_type", "clip_grad_norm_")),
+    *(f"{ns}.StateDictType.{t}" for ns in _FSDP1 for t in ("FULL_STATE_DICT", "LOCAL_STATE_DICT",
+                                                            "SHARDED_STATE_DICT")),
+    *(f"{ns}.ShardingStrategy.{t}" for ns in _FSDP1 for t in ("FULL_SHARD", "SHARD_GRAD_OP")),
+    *(f"{ns}.DTensor.{m}" for ns in _DT for m in ("from_local", "to_local", "full_tensor", "redistribute")),
+    *(f"{ns}.DeviceMesh.{m}" for ns in ("torch.distributed.device_mesh",) for m in (
+        "get_group", "get_local_rank", "size", "get_coordinate")),
+    "torch.distributed.fsdp.FSDPModule.reshard", "torch.distributed.fsdp.FSDPModule.unshard",
+    "torch.distributed.fsdp.FSDPModule.set_requires_gradient_sync")
+_SHARDED_PARAMS = ("sharded parameters are msnb Parameters holding this rank's piece: p.shape is the local shape "
+                   "(PyTorch's DTensor parameter has the global one), isinstance(p, DTensor) is False; p.placements, "
+                   "p.device_mesh, p.to_local() and p.full_tensor() are there as on a DTensor; optimizer state "
+                   "(exp_avg, ...) is a plain tensor of the piece")
+_FSDP_RUN = ("each rank keeps the dim-0 torch.chunk piece of every parameter; the pieces are all-gathered when the "
+             "module's forward starts and the gradients summed over the mesh, averaged and cut to pieces in "
+             "backward (MindSpore's AllGather/AllReduce on CPU), not overlapped with compute; ")
+_DSD = ("keys are PyTorch's FQNs (DDP's module. and FSDP1's _fsdp_wrapped_module. dropped; optimizer state keyed "
+        "by parameter name); without full_state_dict a sharded parameter's value is a DTensor of this rank's piece, "
+        "its optimizer state (exp_avg, ...) the piece as a plain tensor (PyTorch: a DTensor); full_state_dict + cpu_offload gives rank 0 the values and the other ranks "
+        "{}, as PyTorch; submodules= raises msnb's unsupported error")
+_DTENSOR = ("not a torch.Tensor subclass (torch.save / pickling raises msnb's unsupported error): + - * / with a number or a DTensor of the same mesh, placements and "
+            "shape, neg, pow, relu, sigmoid, tanh, exp, abs and to(dtype) run on the local pieces; every other op "
+            "raises msnb's unsupported error naming it (torch.* functions do not take a DTensor); msnb has no "
+            "sharding propagation rules beyond these")
+PARTIAL.update({
+    "torch.distributed.fsdp.fully_shard": _FSDP_RUN + _SHARDED_PARAMS + "; 1-D mesh only (HSDP raises); "
+                                          "reshard_after_forward=False gives the same values (msnb always "
+                                          "reshards); shard_placement_fn and FSDP over tensor-parallel parameters "
+                                          "raise msnb's unsupported error; under torch.compile / graph mode the sharded modules run in PyNative (their hooks keep them there)",
+    "torch.distributed.fsdp.FSDPModule": "state_dict() gives DTensors of the pieces and load_state_dict takes "
+                                         "DTensors, whole tensors or pieces, as PyTorch; torch.save of that "
+                                         "state dict raises msnb's unsupported error (save the full state dict); "
+                                         "set_requires_gradient_sync(False) keeps the whole local gradients "
+                                         "until the next synced backward; "
+                                         "unshard() gathers at once; the prefetch setters are accepted and do "
+                                         "nothing",
+    "torch.distributed.fsdp.MixedPrecisionPolicy": "param_dtype, output_dtype and cast_forward_inputs apply; "
+                                                   "gradients are reduced in the parameters' own dtype "
+                                                   "(reduce_dtype is accepted, not used)",
+    "torch.distributed.fsdp.CPUOffloadPolicy": "accepted: on CPU msnb's tensors are in host memory already",
+    **{f"{ns}.{n}": v for ns in _FSDP1 for n, v in {
+        "FullyShardedDataParallel": _FSDP_RUN + "per-parameter pieces (PyTorch's use_orig_params=True layout: no "
+                                    "FlatParameter), " + _SHARDED_PARAMS + "; named_parameters() keeps the "
+                                    "_fsdp_wrapped_module. prefix; FULL_SHARD and SHARD_GRAD_OP only (the other "
+                                    "strategies, hybrid groups, ignored_modules and param_init_fn raise msnb's "
+                                    "unsupported error); auto_wrap_policy is accepted and makes one unit; "
+                                    "summon_full_params raises",
+        "FullyShardedDataParallel.state_dict_type": "FULL_STATE_DICT gathers every parameter (rank0_only=True: "
+                                                    "the other ranks get {}); SHARDED_STATE_DICT and "
+                                                    "LOCAL_STATE_DICT give this rank's pieces, keyed by parameter, "
+                                                    "as plain tensors (PyTorch: ShardedTensor / one flat shard "
+                                                    "under _flat_param)",
+        "FullyShardedDataParallel.set_state_dict_type": "see FullyShardedDataParallel.state_dict_type",
+        "StateDictType.LOCAL_STATE_DICT": "this rank's pieces keyed by parameter as plain tensors (PyTorch: one "
+                                          "flat shard under _flat_param)",
+        "StateDictType.SHARDED_STATE_DICT": "this rank's pieces as plain tensors (PyTorch: ShardedTensor)",
+        "MixedPrecision": "param_dtype and the input casts apply, buffer_dtype casts the buffers once; gradients "
+                          "are reduced in the parameters' own dtype; keep_low_precision_grads is not applied",
+        "CPUOffload": "accepted: on CPU msnb's tensors are in host memory already",
+        "ShardingStrategy": "FULL_SHARD and SHARD_GRAD_OP run (the same values); the others raise when used",
+        "BackwardPrefetch": "accepted; msnb does not prefetch",
+    }.items()},
+    **{f"{ns}.{n}": v for ns in ("torch.distributed.device_mesh", "torch.distributed.tensor.device_mesh",
+                                 "torch.distributed._tensor", "torch.distributed._tensor.device_mesh")
+       for n, v in {"DeviceMesh": "one group per mesh dimension over the launched ranks; slicing by several "
+                                  "dimensions (mesh['dp', 'tp']) raises msnb's unsupported error; backend_override "
+                                  "is ignored",
+                    "init_device_mesh": "the mesh covers the whole world, ranks in row-major order"}.items()},
+    **{f"{ns}.{n}": v for ns in _DT for n, v in {
+        "DTensor": _DTENSOR,
+        "distribute_tensor": "rank src_data_rank's values reach every rank (one Broadcast per mesh dimension); "
+                             "Partial placements and one tensor dimension sharded over two mesh dimensions raise "
+                             "msnb's unsupported error",
+        "Partial": "reduce_op 'sum' and 'avg' only; Partial -> Replicate/Shard redistribution",
+        "empty": "zero-filled",
+    }.items()},
+    "torch.distributed.tensor.parallel.ColwiseParallel": "nn.Linear and nn.Embedding; " + _SHARDED_PARAMS,
+    "torch.distributed.tensor.parallel.RowwiseParallel": "nn.Linear only (nn.Embedding raises msnb's "
+                                                         "unsupported error); " + _SHARDED_PARAMS,
+    "torch.distributed.tensor.parallel.SequenceParallel": "nn.LayerNorm, nn.Dropout and modules without "
+                                                          "parameters (others raise msnb's unsupported error)",
+    "torch.distributed.tensor.parallel.parallelize_module": "a 1-D mesh; plan keys may use fnmatch '*' patterns; "
+                                                            "under torch.compile / graph mode the sharded modules run in PyNative (their hooks keep them there)",
+    **{f"torch.distributed.checkpoint.state_dict.{n}": _DSD for n in (
+        "get_model_state_dict", "get_optimizer_state_dict", "get_state_dict", "set_model_state_dict",
+        "set_optimizer_state_dict", "set_state_dict")},
+    "torch.distributed.get_default_backend_for_device": "PyTorch 2.13's answers for device names (cpu/mps: gloo, "
+                                                        "cuda: nccl, xpu: xccl, others ValueError); an integer index "
+                                                        "means msnb's device, as torch.device(0) does here (nccl), "
+                                                        "where CPU-only PyTorch raises RuntimeError",
+    "torch.distributed.checkpoint.state_dict.StateDictOptions": "full_state_dict, cpu_offload, "
+                                                                "ignore_frozen_params, strict and "
+                                                                "broadcast_from_rank0 apply; "
+                                                                "flatten_optimizer_state_dict and "
+                                                                "keep_submodule_prefixes are ignored",
+})
+
+
 def _public_names(modname: str) -> list[str]:
     import importlib
 

@@ -31,7 +31,7 @@ __all__ = ["init_process_group", "is_initialized", "is_available", "is_mpi_avail
            "reduce_scatter_tensor", "reduce", "gather", "scatter", "new_group", "destroy_process_group",
            "broadcast_object_list", "all_gather_object", "gather_object", "ReduceOp", "Backend", "ProcessGroup",
            "GroupMember", "group", "Work", "send", "recv", "isend", "irecv", "all_to_all", "all_to_all_single",
-           "P2POp", "batch_isend_irecv"]
+           "P2POp", "batch_isend_irecv", "get_default_backend_for_device"]
 
 _SUPPORT = "see the support list: python -m msnb.adapter.support --markdown"
 _BACKENDS = ("gloo", "nccl", "hccl", "mccl", "mpi", "ucc")
@@ -66,6 +66,8 @@ class Backend(str):
     """``torch.distributed.Backend``: the backend names; ``Backend("NCCL") == "nccl"``."""
 
     UNDEFINED, GLOO, NCCL, HCCL, MCCL, MPI, UCC = "undefined", "gloo", "nccl", "hccl", "mccl", "mpi", "ucc"
+    #: PyTorch 2.13's answers of ``get_default_backend_for_device`` (every name means MindSpore's engine here)
+    default_device_backend_map = {"cpu": "gloo", "cuda": "nccl", "xpu": "xccl", "mps": "gloo"}
 
     def __new__(cls, name: str):
         value = str(name).lower()
@@ -158,6 +160,16 @@ def is_nccl_available() -> bool:
 
 
 is_gloo_available = is_hccl_available = is_nccl_available
+
+
+def get_default_backend_for_device(device) -> str:
+    """msnb implementation of ``torch.distributed.get_default_backend_for_device``: PyTorch's names."""
+    torch = _torch()
+    kind = device.type if isinstance(device, torch.device) else torch.device(device).type
+    backend = Backend.default_device_backend_map.get(kind)
+    if backend is None:
+        raise ValueError(f"Default backend not registered for device : {device}")
+    return backend
 
 
 def is_torchelastic_launched() -> bool:

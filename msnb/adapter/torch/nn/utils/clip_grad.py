@@ -28,6 +28,9 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     if not grads:
         return tensor(0.0)
     norm_type = float(norm_type)
+    if any("_dspec" in p.__dict__ for p in params):  # FSDP / tensor-parallel pieces: the whole gradients' norm
+        from ...distributed.tensor._sharded import clip_grad_norm
+        return clip_grad_norm(params, max_norm, norm_type, error_if_nonfinite)
     if _graph.STATE.enabled and not error_if_nonfinite:
         # graph mode: compiled (the non-finite check would read the norm on the host)
         return _graph_step.clip(params, grads, (float(max_norm), norm_type),
