@@ -358,9 +358,11 @@ PARTIAL = {
     "torch.distributed.scatter": "a Broadcast of the stacked list from src",
     "torch.distributed.Work": "already completed when returned",
     "torch.nn.UninitializedParameter": "lazy modules replace it with a new Parameter at their first call "
-                                       "(MindSpore cannot reshape a Parameter in place): build optimizers "
-                                       "after a dry run; materialize() raises",
-    **{f"torch.nn.Lazy{n}": "parameters are new objects after the first call: build optimizers after a dry run"
+                                       "(MindSpore cannot reshape a Parameter in place; an optimizer holding "
+                                       "the placeholder swaps the new one in at its next step); "
+                                       "materialize() raises",
+    **{f"torch.nn.Lazy{n}": "parameters are new objects after the first call (an optimizer built before it "
+                            "swaps them in at its next step; other references keep the placeholder)"
        for n in ("Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "BatchNorm1d",
                  "BatchNorm2d", "BatchNorm3d")},
     **{n: "torch functions see a Proxy while one is alive or a trace runs (msnb wraps its functions then, "
