@@ -260,6 +260,14 @@ TOOLING_NOTES = {
                                        "memory_format")},
     "torch.cuda.Event": "without an accelerator, making one raises PyTorch CPU-only's RuntimeError; on Ascend it "
                         "notes the host time after a device synchronize (not run on Ascend here)",
+    "torch.cuda.mem_get_info": "on MindSpore's CPU device: the host's available and physical RAM (PyTorch CPU-only "
+                               "raises: msnb runs CUDA-written code on the active device); on Ascend it raises "
+                               "msnb's unsupported error (not measured)",
+    "torch.accelerator.get_memory_info": "torch.cuda.mem_get_info's answer (the host's RAM on the CPU device)",
+    **{f"torch.accelerator.{n}": "answers for the active MindSpore device as torch.cuda does (PyTorch CPU-only "
+                                 "raises 'Cannot access accelerator device')"
+       for n in ("current_device_idx", "set_device_idx", "device_index", "memory_allocated", "max_memory_allocated",
+                 "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats", "empty_cache")},
 }
 _ORDER = ("the order is found on the host (numpy, replaying PyTorch's CPU order of equal elements: introsort, "
           "partial sort, nth_element; stable where PyTorch is); values are gathered, so gradients flow")
@@ -350,9 +358,11 @@ PARTIAL = {
     "torch.distributed.scatter": "a Broadcast of the stacked list from src",
     "torch.distributed.Work": "already completed when returned",
     "torch.nn.UninitializedParameter": "lazy modules replace it with a new Parameter at their first call "
-                                       "(MindSpore cannot reshape a Parameter in place): build optimizers "
-                                       "after a dry run; materialize() raises",
-    **{f"torch.nn.Lazy{n}": "parameters are new objects after the first call: build optimizers after a dry run"
+                                       "(MindSpore cannot reshape a Parameter in place; an optimizer holding "
+                                       "the placeholder swaps the new one in at its next step); "
+                                       "materialize() raises",
+    **{f"torch.nn.Lazy{n}": "parameters are new objects after the first call (an optimizer built before it "
+                            "swaps them in at its next step; other references keep the placeholder)"
        for n in ("Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "BatchNorm1d",
                  "BatchNorm2d", "BatchNorm3d")},
     **{n: "torch functions see a Proxy while one is alive or a trace runs (msnb wraps its functions then, "

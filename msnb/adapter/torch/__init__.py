@@ -105,3 +105,8 @@ def __getattr__(name):
         globals()[name] = mod
         return mod
     return _missing_attr(name)
+
+
+from . import _numpy_compat as _np_compat  # noqa: E402 - last: wraps the functions bound above
+_np_compat.apply(globals(), "torch")
+_np_compat.apply_to_tensor(Tensor)

@@ -438,9 +438,13 @@ class Tensor(ms.Tensor):
             out = S.clone(self)
         return out
 
-    def type(self, dtype=None, non_blocking=False, **kwargs):
+    def type(self, dtype=None, non_blocking=False, *, memory_format=None, **kwargs):
         """``x.type()`` names the legacy type; ``x.type(torch.LongTensor)``,
-        ``x.type('torch.LongTensor')`` and ``x.type(torch.int64)`` convert."""
+        ``x.type('torch.LongTensor')`` and ``x.type(torch.int64)`` convert
+        (``async=`` is PyTorch's deprecated spelling of ``non_blocking=``)."""
+        unknown = set(kwargs) - {"async"}
+        if unknown:
+            raise TypeError(f"type() got an unexpected keyword argument '{sorted(unknown)[0]}'")
         if dtype is None:
             return _TYPE_NAMES.get(self.dtype, "torch.Tensor")
         if isinstance(dtype, str):

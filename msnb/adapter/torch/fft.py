@@ -15,3 +15,7 @@ __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rf
 
 def __getattr__(name):
     raise missing_attribute("torch.fft", name)
+
+
+from . import _numpy_compat as _np_compat  # noqa: E402 - last: wraps the functions defined above
+_np_compat.apply(globals(), "torch.fft")

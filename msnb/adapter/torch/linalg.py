@@ -33,3 +33,7 @@ def cross(input, other, *, dim=-1, out=None):
 
 def __getattr__(name):
     raise missing_attribute("torch.linalg", name)
+
+
+from . import _numpy_compat as _np_compat  # noqa: E402 - last: wraps the functions defined above
+_np_compat.apply(globals(), "torch.linalg")

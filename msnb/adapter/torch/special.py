@@ -68,3 +68,7 @@ del _name, _kind
 
 def __getattr__(name):
     raise missing_attribute("torch.special", name)
+
+
+from . import _numpy_compat as _np_compat  # noqa: E402 - last: wraps the functions defined above
+_np_compat.apply(globals(), "torch.special")

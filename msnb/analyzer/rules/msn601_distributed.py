@@ -17,6 +17,17 @@ _WRAPPERS = {"torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel
              "torch.nn.parallel.DataParallel", "torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"}
 
 
+def _registered_class(q: str, registry) -> str | None:
+    """The registered class ``q`` reads an attribute of (``torch.distributed.ReduceOp`` for
+    ``torch.distributed.ReduceOp.SUM``): PyTorch's classes are CamelCase, its modules are not."""
+    parts = q.split(".")
+    for n in range(len(parts) - 1, 2, -1):
+        prefix = ".".join(parts[:n])
+        if parts[n - 1][:1].isupper() and prefix in registry:
+            return prefix
+    return None
+
+
 class Distributed(Rule):
     """What it does: finds ``torch.distributed.*``, ``DistributedDataParallel``
     / ``DataParallel`` and ``torch.multiprocessing.spawn``.
@@ -47,6 +58,8 @@ class Distributed(Rule):
     INVALID = [
         Invalid("import torch.distributed as dist\nprint(dist.is_available())\n", line=2, col=7,
                 severity=Severity.INFO),
+        Invalid("import torch.distributed as dist\nop = dist.ReduceOp.SUM\n", line=2, col=6,
+                severity=Severity.INFO),
         Invalid("import torch.distributed as dist\ndist.rpc.init_rpc('worker', rank=0, world_size=1)\n", line=2,
                 col=1, severity=Severity.ERROR),
     ]
@@ -55,6 +68,7 @@ class Distributed(Rule):
         q = ctx.infer.qualname(node)
         if q is None or not (q.startswith("torch.distributed.") or q in _WRAPPERS):
             return
+        q = _registered_class(q, ctx.registry) or q
         call = ctx.parent if isinstance(ctx.parent, ast.Call) and ctx.parent.func is node else None
         target = call or node
         if q in ctx.registry and q.startswith("torch.multiprocessing."):

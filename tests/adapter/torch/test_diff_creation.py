@@ -280,6 +280,15 @@ def _cuda_free(real, mt):
     assert a.current_accelerator() is None and real.accelerator.current_accelerator() is None
     assert a.device_count() == real.accelerator.device_count() == 0
     assert a.current_device_index() == 0 and a.set_device_index(0) is None and a.synchronize() is None
+    assert a.current_device_idx() == 0 and a.set_device_idx(0) is None
+    with a.device_index(0):
+        assert a.current_device_index() == 0
+    assert a.memory_allocated() == a.max_memory_allocated() == a.memory_reserved() == a.max_memory_reserved() == 0
+    assert a.reset_peak_memory_stats() is None and a.empty_cache() is None and c.empty_cache() is None
+    import os
+    free, total = c.mem_get_info()
+    assert 0 < free <= total == os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    assert a.get_memory_info(0)[1] == total
     assert mt.backends.cudnn.is_available() is False and mt.backends.mps.is_available() is real.backends.mps.is_available()
     mt.backends.cudnn.benchmark = True
     mt.backends.cudnn.deterministic = True
@@ -288,10 +297,16 @@ def _cuda_free(real, mt):
 add("cuda/accelerator", registered(*[f"torch.cuda.{n}" for n in ("memory_allocated", "max_memory_allocated", "memory_reserved",
                                                                     "max_memory_reserved", "current_device", "get_device_name",
                                                                     "get_device_capability", "synchronize", "set_device", "device",
-                                                                    "reset_peak_memory_stats", "is_bf16_supported")],
+                                                                    "reset_peak_memory_stats", "is_bf16_supported",
+                                                                    "mem_get_info", "empty_cache")],
                                    *[f"torch.accelerator.{n}" for n in ("is_available", "current_accelerator", "device_count",
                                                                           "current_device_index", "set_device_index",
-                                                                          "synchronize")]),
+                                                                          "synchronize", "current_device_idx",
+                                                                          "set_device_idx", "device_index",
+                                                                          "memory_allocated", "max_memory_allocated",
+                                                                          "memory_reserved", "max_memory_reserved",
+                                                                          "reset_peak_memory_stats", "empty_cache",
+                                                                          "get_memory_info")]),
     _cuda_free, kind="custom")
 
 

@@ -14,7 +14,7 @@ from ..._ms import device_target
 __all__ = ["is_available", "device_count", "current_device", "set_device", "get_device_name",
            "synchronize", "empty_cache", "manual_seed", "manual_seed_all", "memory_allocated",
            "max_memory_allocated", "reset_peak_memory_stats", "device", "is_bf16_supported",
-           "get_device_capability", "memory_reserved", "max_memory_reserved", "Event"]
+           "get_device_capability", "memory_reserved", "max_memory_reserved", "mem_get_info", "Event"]
 
 
 def is_available() -> bool:
@@ -47,7 +47,9 @@ def synchronize(device=None) -> None:
 
 
 def empty_cache() -> None:
-    pass
+    """Releases MindSpore's cached device memory (nothing is cached on its CPU device)."""
+    import mindspore as ms
+    ms.runtime.empty_cache()
 
 
 def manual_seed(seed) -> None:
@@ -58,15 +60,32 @@ def manual_seed(seed) -> None:
 manual_seed_all = manual_seed
 
 
-def memory_allocated(device=None) -> int:
-    return 0
+def _runtime(name):
+    def fn(device=None):
+        import mindspore as ms
+        return getattr(ms.runtime, name)()
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"msnb implementation of ``torch.cuda.{name}``: MindSpore's ``mindspore.runtime.{name}`` "
+                  "for the active device (0 on its CPU device, which has no caching allocator).")
+    return fn
 
 
-max_memory_allocated = memory_reserved = max_memory_reserved = memory_allocated
+memory_allocated, max_memory_allocated, memory_reserved, max_memory_reserved, reset_peak_memory_stats = (
+    _runtime(n) for n in ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+                          "reset_peak_memory_stats"))
 
 
-def reset_peak_memory_stats(device=None) -> None:
-    pass
+def mem_get_info(device=None) -> tuple[int, int]:
+    """``(free, total)`` bytes of the active device's memory.  On MindSpore's CPU
+    device that is the host's RAM (available and physical pages), so CUDA-written
+    code sizing its batches by free memory runs; on Ascend msnb has not measured
+    MindSpore's device-memory query and refuses by name."""
+    if is_available():
+        from .._missing import NotSupportedError, not_supported_message
+        raise NotSupportedError(not_supported_message("torch.cuda.mem_get_info on Ascend"))
+    import os
+    page = os.sysconf("SC_PAGE_SIZE")
+    return os.sysconf("SC_AVPHYS_PAGES") * page, os.sysconf("SC_PHYS_PAGES") * page
 
 
 def is_bf16_supported() -> bool:

@@ -1419,3 +1419,6 @@ __all__ += _more_all + _nd_all + _misc_all
 from .._missing import module_getattr as _module_getattr  # noqa: E402
 
 __getattr__ = _module_getattr("torch.nn.functional")
+
+from .. import _numpy_compat as _np_compat  # noqa: E402 - last: wraps the functions defined above
+_np_compat.apply(globals(), "torch.nn.functional")

@@ -72,9 +72,10 @@ class UninitializedParameter(Parameter):
 
     Difference: MindSpore cannot change a Parameter's shape in place, so the
     lazy module replaces the placeholder with a new ``Parameter`` at its first
-    call (PyTorch fills the same object).  Build optimizers after that first
-    call (a dry run), as PyTorch's documentation does; an optimizer given a
-    placeholder refuses it instead of silently not training it."""
+    call (PyTorch fills the same object).  An optimizer given the placeholder
+    (built before that call, as d2l's trainer does) swaps the new parameter in
+    at its next ``step``/``zero_grad``; other holders of the placeholder keep
+    the placeholder."""
 
     cls_to_become = Parameter
 

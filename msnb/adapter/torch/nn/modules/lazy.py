@@ -4,8 +4,8 @@ classes): the input size is inferred at the first call.
 A lazy module holds :class:`~msnb.adapter.torch.nn.parameter.UninitializedParameter`
 placeholders; its first call reads the input's feature dimension, replaces
 the placeholders with parameters of the right shape (MindSpore cannot reshape
-a Parameter in place, so they are new objects: build optimizers after the
-first call, as PyTorch's documentation does), runs ``reset_parameters`` and
+a Parameter in place, so they are new objects; an optimizer built before the
+first call swaps them in at its next step), runs ``reset_parameters`` and
 turns the module into its ordinary class (``LazyLinear`` becomes ``Linear``),
 as PyTorch does.
 """
@@ -62,7 +62,9 @@ def _materialize(module, name, shape):
     """Replace the placeholder ``name`` (if it is one) with a Parameter of ``shape``."""
     p = getattr(module, name, None)
     if isinstance(p, UninitializedParameter):
-        setattr(module, name, Parameter(empty(*shape, dtype=p.__dict__.get("_lazy_dtype")), p.requires_grad))
+        new = Parameter(empty(*shape, dtype=p.__dict__.get("_lazy_dtype")), p.requires_grad)
+        p.__dict__["_msnb_became"] = new  # an optimizer built before this call swaps it in (Optimizer._resolve_lazy)
+        setattr(module, name, new)
 
 
 class LazyLinear(LazyModuleMixin, Linear):
