@@ -374,6 +374,24 @@ PARTIAL = {
                  "alexnet", "squeezenet1_0", "squeezenet1_1")},
 }
 
+# --- torch.multiprocessing, utils.tensorboard, backends.mps, nn.attention, sparse semi-structured,
+# autograd.graph hooks, quantization (one block: NAMESPACES and notes of these names) ------------------
+NAMESPACES.update({
+    "torch.multiprocessing": "msnb.adapter.torch.multiprocessing",
+    "torch.utils.tensorboard": "msnb.adapter.torch.utils.tensorboard",
+    "torch.backends.mps": "msnb.adapter.torch.backends.mps",
+})
+_MP_CHILD = ("children are fresh interpreters running torch on MindSpore (MindSpore cannot run in a forked "
+             "child): 'fork' and 'forkserver' start processes as 'spawn' does, so targets must be picklable")
+PARTIAL.update({
+    **{f"torch.multiprocessing.{n}": _MP_CHILD for n in (
+        "Process", "Pool", "Manager", "set_start_method", "spawn", "start_processes")},
+    "torch.multiprocessing.get_context": _MP_CHILD + "; the context of 'fork' / 'forkserver' says 'spawn' from "
+                                         "get_start_method() (how its processes, locks and queues work)",
+    "torch.multiprocessing.set_sharing_strategy": "both of PyTorch's names are accepted; tensors are shared "
+                                                  "through named shared-memory segments either way",
+})
+
 
 def _public_names(modname: str) -> list[str]:
     import importlib
