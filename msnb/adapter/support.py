@@ -380,7 +380,10 @@ NAMESPACES.update({
     "torch.multiprocessing": "msnb.adapter.torch.multiprocessing",
     "torch.utils.tensorboard": "msnb.adapter.torch.utils.tensorboard",
     "torch.backends.mps": "msnb.adapter.torch.backends.mps",
+    "torch.nn.attention": "msnb.adapter.torch.nn.attention",
 })
+EXTRA_NAMES = EXTRA_NAMES + tuple(f"torch.nn.attention.SDPBackend.{b}" for b in (
+    "ERROR", "MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "OVERRIDEABLE"))
 _MP_CHILD = ("children are fresh interpreters running torch on MindSpore (MindSpore cannot run in a forked "
              "child): 'fork' and 'forkserver' start processes as 'spawn' does, so targets must be picklable")
 PARTIAL.update({
@@ -388,6 +391,11 @@ PARTIAL.update({
         "Process", "Pool", "Manager", "set_start_method", "spawn", "start_processes")},
     "torch.multiprocessing.get_context": _MP_CHILD + "; the context of 'fork' / 'forkserver' says 'spawn' from "
                                          "get_start_method() (how its processes, locks and queues work)",
+    **{n: "PyTorch's CPU choice (FLASH_ATTENTION when its checks pass, else MATH) and its refusals; both "
+          "kernels are msnb's one composition of MindSpore ops (values equal to PyTorch's to float rounding); "
+          "set_priority does not change the CPU order (as in PyTorch); msnb tensors are always contiguous, so "
+          "the flash kernel's last-dim stride check never refuses"
+       for n in ("torch.nn.attention.sdpa_kernel",)},
     "torch.multiprocessing.set_sharing_strategy": "both of PyTorch's names are accepted; tensors are shared "
                                                   "through named shared-memory segments either way",
 })
