@@ -396,6 +396,10 @@ PARTIAL.update({
           "set_priority does not change the CPU order (as in PyTorch); msnb tensors are always contiguous, so "
           "the flash kernel's last-dim stride check never refuses"
        for n in ("torch.nn.attention.sdpa_kernel",)},
+    **{f"torch.sparse.{n}": "refuses every tensor with PyTorch CPU-only's RuntimeError (2:4 sparsity needs CUDA "
+                            "kernels); on Ascend the same error type names the device"
+       for n in ("to_sparse_semi_structured", "SparseSemiStructuredTensor", "SparseSemiStructuredTensorCUTLASS",
+                 "SparseSemiStructuredTensorCUSPARSELT")},
     "torch.multiprocessing.set_sharing_strategy": "both of PyTorch's names are accepted; tensors are shared "
                                                   "through named shared-memory segments either way",
 })
