@@ -383,7 +383,8 @@ NAMESPACES.update({
     "torch.nn.attention": "msnb.adapter.torch.nn.attention",
 })
 EXTRA_NAMES = EXTRA_NAMES + tuple(f"torch.nn.attention.SDPBackend.{b}" for b in (
-    "ERROR", "MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "OVERRIDEABLE"))
+    "ERROR", "MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "OVERRIDEABLE")) + tuple(
+    f"torch.autograd.graph.{n}" for n in ("saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"))
 _MP_CHILD = ("children are fresh interpreters running torch on MindSpore (MindSpore cannot run in a forked "
              "child): 'fork' and 'forkserver' start processes as 'spawn' does, so targets must be picklable")
 PARTIAL.update({
@@ -400,6 +401,13 @@ PARTIAL.update({
                             "kernels); on Ascend the same error type names the device"
        for n in ("to_sparse_semi_structured", "SparseSemiStructuredTensor", "SparseSemiStructuredTensorCUTLASS",
                  "SparseSemiStructuredTensorCUSPARSELT")},
+    **{f"torch.autograd.graph.{n}": "the pack hook sees the tensors msnb's backward keeps: the ones PyTorch saves "
+                                    "for elementwise ops (mul, div, pow, exp, tanh, ...), custom Functions and "
+                                    "linear; other ops may pack other forms (mm packs self before other, 1-D "
+                                    "matmul its 2-D views, linear its weight untransposed); the originals stay "
+                                    "referenced by the graph (packing frees no memory); an op whose backward "
+                                    "keeps a saved tensor out of hooks' reach raises msnb's unsupported error"
+       for n in ("saved_tensors_hooks", "save_on_cpu")},
     "torch.multiprocessing.set_sharing_strategy": "both of PyTorch's names are accepted; tensors are shared "
                                                   "through named shared-memory segments either way",
 })
