@@ -381,6 +381,8 @@ NAMESPACES.update({
     "torch.utils.tensorboard": "msnb.adapter.torch.utils.tensorboard",
     "torch.backends.mps": "msnb.adapter.torch.backends.mps",
     "torch.nn.attention": "msnb.adapter.torch.nn.attention",
+    "torch.ao.quantization": "msnb.adapter.torch.ao.quantization",
+    "torch.quantization": "msnb.adapter.torch.quantization",
 })
 EXTRA_NAMES = EXTRA_NAMES + tuple(f"torch.nn.attention.SDPBackend.{b}" for b in (
     "ERROR", "MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "OVERRIDEABLE")) + tuple(
@@ -408,6 +410,14 @@ PARTIAL.update({
                                     "referenced by the graph (packing frees no memory); an op whose backward "
                                     "keeps a saved tensor out of hooks' reach raises msnb's unsupported error"
        for n in ("saved_tensors_hooks", "save_on_cpu")},
+    "torch.quantize_per_tensor": "per-tensor affine on the host (numpy: PyTorch's x86 FBGEMM rounding, bit for "
+                                 "bit); the result holds int_repr / dequantize / q_scale / q_zero_point / qscheme / "
+                                 "shape but is not a torch.Tensor instance, and other Tensor methods on it raise "
+                                 "msnb's unsupported error",
+    **{f"{ns}.quantize_dynamic": "nn.Linear with dtype=torch.qint8 only, PyTorch's x86 (FBGEMM) engine numbers bit "
+                                 "for bit (integer arithmetic emulated on the host with numpy); LSTM / GRU / RNN "
+                                 "cells, float16 and mapping= raise msnb's unsupported error; outputs carry no "
+                                 "grad_fn" for ns in ("torch.ao.quantization", "torch.quantization")},
     "torch.multiprocessing.set_sharing_strategy": "both of PyTorch's names are accepted; tensors are shared "
                                                   "through named shared-memory segments either way",
 })
