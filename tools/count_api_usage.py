@@ -12,7 +12,9 @@ known statically), and ``model.train()`` as ``torch.nn.Module.train``.
 
 For each of the top names the report says how msnb stands: ``missing`` (not in
 the support registry), ``partial`` (listed with a note, e.g. failing OpInfo
-samples) or ``ok``.
+samples) or ``ok``.  A name PyTorch itself does not have (``torch.functional.relu``:
+the code using it fails under PyTorch too) is not counted against msnb: it is
+listed apart, as "not a PyTorch <version> name", and left out of the top names.
 """
 
 from __future__ import annotations
@@ -143,6 +145,63 @@ def count(roots):
     return counts, files
 
 
+def _resolves(name):
+    """Whether ``name`` is an attribute path of the installed PyTorch (True when it cannot be told)."""
+    import importlib
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        except Exception:  # noqa: BLE001 - a module that cannot load here: cannot tell
+            return True
+        for part in parts[cut:]:
+            try:
+                obj = getattr(obj, part)
+            except AttributeError:
+                return False
+            except Exception:  # noqa: BLE001 - dynamic namespaces (torch.classes.<library>) need a loaded library
+                return True
+        return True
+    return False
+
+
+def _listed(name):
+    """Without PyTorch installed: whether PyTorch's public-name lists (``_api_names``) have ``name``."""
+    from msnb.adapter.torch._api_names import MODULE_NAMES, SUBMODULES, TENSOR_METHODS
+    if name == "torch" or name in SUBMODULES or name in MODULE_NAMES:
+        return True
+    if name.startswith("torch.Tensor."):
+        return name.split(".")[2] in TENSOR_METHODS
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        mod = ".".join(parts[:cut])
+        if mod in MODULE_NAMES:
+            return parts[cut] in MODULE_NAMES[mod] or f"{mod}.{parts[cut]}" in SUBMODULES
+        if mod in SUBMODULES:
+            return True  # a submodule whose names are not listed: cannot tell
+    return True
+
+
+def pytorch_has(name):
+    """Whether PyTorch (the installed oracle, else the version ``_api_names`` lists) has ``name``."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return _listed(name)
+    return _resolves(name)
+
+
+def pytorch_version():
+    try:
+        import torch
+        return torch.__version__.split("+")[0]
+    except ImportError:
+        from msnb.adapter.torch._api_names import TORCH_VERSION
+        return TORCH_VERSION
+
+
 def status(name, reg):
     e = reg.get(name)
     if e is None:
@@ -163,16 +222,29 @@ def main(argv=None):
     skip = {"torch", "torch.nn", "torch.optim", "torch.nn.functional", "torch.utils", "torch.utils.data",
             "torch.cuda", "torch.distributed", "torch.autograd", "torch.backends", "torch.multiprocessing",
             "torch.onnx", "torch.jit", "torch.nn.parallel", "torch.utils.data.distributed"}
-    top = [(n, c) for n, c in counts.most_common() if n not in skip][:a.top]
+    top, foreign = [], []
+    for n, c in counts.most_common():
+        if len(top) >= a.top:
+            break
+        if n in skip:
+            continue
+        (top if pytorch_has(n) else foreign).append((n, c))
     rows = [{"name": n, "uses": c, "status": status(n, reg)[0], "note": status(n, reg)[1]} for n, c in top]
+    version = pytorch_version()
+    not_pytorch = [{"name": n, "uses": c} for n, c in foreign]
     if a.json:
-        print(json.dumps({"files": files, "top": rows}, indent=1))
+        print(json.dumps({"files": files, "top": rows, "pytorch_version": version, "not_pytorch": not_pytorch},
+                         indent=1))
         return 0
     bad = [r for r in rows if r["status"] != "ok"]
     print(f"{files} Python sources; top {len(rows)} names: {len(rows) - len(bad)} ok, "
           f"{sum(r['status'] == 'partial' for r in rows)} partial, {sum(r['status'] == 'missing' for r in rows)} missing")
     for r in bad:
         print(f"  {r['uses']:5d}  {r['status']:8s} {r['name']}  {r['note'][:120]}")
+    if not_pytorch:
+        print(f"not a PyTorch {version} name (fails under PyTorch too; not counted above): {len(not_pytorch)}")
+        for r in not_pytorch:
+            print(f"  {r['uses']:5d}  {r['name']}")
     return 0
 
 

@@ -384,6 +384,54 @@ PARTIAL = {
                  "alexnet", "squeezenet1_0", "squeezenet1_1")},
 }
 
+# --- torch.multiprocessing, utils.tensorboard, backends.mps, nn.attention, sparse semi-structured,
+# autograd.graph hooks, quantization (one block: NAMESPACES and notes of these names) ------------------
+NAMESPACES.update({
+    "torch.multiprocessing": "msnb.adapter.torch.multiprocessing",
+    "torch.utils.tensorboard": "msnb.adapter.torch.utils.tensorboard",
+    "torch.backends.mps": "msnb.adapter.torch.backends.mps",
+    "torch.nn.attention": "msnb.adapter.torch.nn.attention",
+    "torch.ao.quantization": "msnb.adapter.torch.ao.quantization",
+    "torch.quantization": "msnb.adapter.torch.quantization",
+})
+EXTRA_NAMES = EXTRA_NAMES + tuple(f"torch.nn.attention.SDPBackend.{b}" for b in (
+    "ERROR", "MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "OVERRIDEABLE")) + tuple(
+    f"torch.autograd.graph.{n}" for n in ("saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"))
+_MP_CHILD = ("children are fresh interpreters running torch on MindSpore (MindSpore cannot run in a forked "
+             "child): 'fork' and 'forkserver' start processes as 'spawn' does, so targets must be picklable")
+PARTIAL.update({
+    **{f"torch.multiprocessing.{n}": _MP_CHILD for n in (
+        "Process", "Pool", "Manager", "set_start_method", "spawn", "start_processes")},
+    "torch.multiprocessing.get_context": _MP_CHILD + "; the context of 'fork' / 'forkserver' says 'spawn' from "
+                                         "get_start_method() (how its processes, locks and queues work)",
+    **{n: "PyTorch's CPU choice (FLASH_ATTENTION when its checks pass, else MATH) and its refusals; both "
+          "kernels are msnb's one composition of MindSpore ops (values equal to PyTorch's to float rounding); "
+          "set_priority does not change the CPU order (as in PyTorch); msnb tensors are always contiguous, so "
+          "the flash kernel's last-dim stride check never refuses"
+       for n in ("torch.nn.attention.sdpa_kernel",)},
+    **{f"torch.sparse.{n}": "refuses every tensor with PyTorch CPU-only's RuntimeError (2:4 sparsity needs CUDA "
+                            "kernels); on Ascend the same error type names the device"
+       for n in ("to_sparse_semi_structured", "SparseSemiStructuredTensor", "SparseSemiStructuredTensorCUTLASS",
+                 "SparseSemiStructuredTensorCUSPARSELT")},
+    **{f"torch.autograd.graph.{n}": "the pack hook sees the tensors msnb's backward keeps: the ones PyTorch saves "
+                                    "for elementwise ops (mul, div, pow, exp, tanh, ...), custom Functions and "
+                                    "linear; other ops may pack other forms (mm packs self before other, 1-D "
+                                    "matmul its 2-D views, linear its weight untransposed); the originals stay "
+                                    "referenced by the graph (packing frees no memory); an op whose backward "
+                                    "keeps a saved tensor out of hooks' reach raises msnb's unsupported error"
+       for n in ("saved_tensors_hooks", "save_on_cpu")},
+    "torch.quantize_per_tensor": "per-tensor affine on the host (numpy: PyTorch's x86 FBGEMM rounding, bit for "
+                                 "bit); the result holds int_repr / dequantize / q_scale / q_zero_point / qscheme / "
+                                 "shape but is not a torch.Tensor instance, and other Tensor methods on it raise "
+                                 "msnb's unsupported error",
+    **{f"{ns}.quantize_dynamic": "nn.Linear with dtype=torch.qint8 only, PyTorch's x86 (FBGEMM) engine numbers bit "
+                                 "for bit (integer arithmetic emulated on the host with numpy); LSTM / GRU / RNN "
+                                 "cells, float16 and mapping= raise msnb's unsupported error; outputs carry no "
+                                 "grad_fn" for ns in ("torch.ao.quantization", "torch.quantization")},
+    "torch.multiprocessing.set_sharing_strategy": "both of PyTorch's names are accepted; tensors are shared "
+                                                  "through named shared-memory segments either way",
+})
+
 
 # --- torch.futures and torch.distributed.{rpc,autograd,optim,nn} (docs/rpc.md) ---------------
 NAMESPACES.update({

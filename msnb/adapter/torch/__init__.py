@@ -72,6 +72,7 @@ from ._checks import (_check, _check_index, _check_value, _check_type, _check_no
 from ._device import set_default_device
 from .func import vmap
 from .library import ops
+from ._quantized import qint8, quint8, qint32, qscheme, per_tensor_affine, quantize_per_tensor
 import builtins as _b
 inf = _b.float("inf")
 nan = _b.float("nan")
@@ -91,7 +92,8 @@ _LAZY = {"nn": ".nn", "optim": ".optim", "utils": ".utils", "amp": ".amp", "dist
          "sparse": ".sparse", "func": ".func", "profiler": ".profiler", "export": ".export",
          "nested": ".nested",
          "compiler": ".compiler", "_dynamo": "._dynamo", "_logging": "._logging", "library": ".library",
-         "functional": ".functional", "torch_version": ".torch_version", "futures": ".futures"}
+         "functional": ".functional", "torch_version": ".torch_version", "futures": ".futures", "ao": ".ao",
+         "quantization": ".quantization"}
 
 
 def __getattr__(name):

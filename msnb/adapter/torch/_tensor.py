@@ -193,6 +193,11 @@ class Tensor(ms.Tensor):
 
     is_sparse = False
     is_quantized = False
+
+    def dequantize(self):
+        """msnb implementation of ``torch.Tensor.dequantize``: a tensor that is not quantized is returned as is
+        (quantized tensors are ``msnb.adapter.torch._quantized.QTensor``)."""
+        return self
     is_meta = False
     is_mps = is_xpu = is_mkldnn = is_nested = is_sparse_csr = False
     layout = _sparse.strided

@@ -274,11 +274,11 @@ def test_version_says_msnb():
     assert mt.__version__ == "2.13.0+msnb" and mt.__version__.endswith("+msnb")
 
 
-def test_saved_tensor_hooks_are_refused_by_name():
-    """msnb's backward closures hold their saved tensors directly, so pack/unpack
-    hooks could not be honoured: the names raise msnb's error, not a bare one."""
+def test_autograd_graph_names_msnb_lacks_are_refused_by_name():
+    """The torch.autograd.graph names msnb's tape does not have raise msnb's error, not a bare one
+    (saved-tensor hooks are implemented: autograd/test_diff_saved_tensors_hooks.py)."""
     import msnb.adapter.torch as mt
     from msnb.adapter.torch._missing import NotSupportedError
-    for name in ("saved_tensors_hooks", "save_on_cpu"):
+    for name in ("register_multi_grad_hook", "allow_mutation_on_saved_tensors"):
         with pytest.raises(NotSupportedError, match=f"torch.autograd.graph.{name} is not supported by msnb yet"):
             getattr(mt.autograd.graph, name)

@@ -276,10 +276,11 @@ def _unary(name, kname, grad_fn=None, float_only=True, save_out=False, int_ident
             res._dt = dt
             res._sh = shape_of(x)
         if grad_fn is not None and needs_grad(x):
+            saved = (res,) if save_out else (x,)  # what PyTorch saves: the result (exp, tanh ...) or the input
             if dt.is_complex:  # holomorphic f: PyTorch's gradient is g * conj(f'(x))
-                record(name, res, (x,), lambda g: (_cj(grad_fn(_cj(g), x, res)),), saved=(x,))
+                record(name, res, (x,), lambda g: (_cj(grad_fn(_cj(g), x, res)),), saved=saved)
             else:
-                record(name, res, (x,), lambda g: (grad_fn(g, x, res),), saved=(x,))
+                record(name, res, (x,), lambda g: (grad_fn(g, x, res),), saved=saved)
         return res if out is None else write_out(out, res)
     op.__name__ = name
     return op
@@ -287,15 +288,15 @@ def _unary(name, kname, grad_fn=None, float_only=True, save_out=False, int_ident
 
 neg = _unary("NegBackward0", "neg", lambda g, x, y: neg(g), float_only=False, keeps=_FI)
 negative = neg
-exp = _unary("ExpBackward0", "exp", lambda g, x, y: mul(g, y))
+exp = _unary("ExpBackward0", "exp", lambda g, x, y: mul(g, y), save_out=True)
 log = _unary("LogBackward0", "log", lambda g, x, y: div(g, x))
-sqrt = _unary("SqrtBackward0", "sqrt", lambda g, x, y: div(g, mul(y, 2)))
-rsqrt = _unary("RsqrtBackward0", "rsqrt", lambda g, x, y: mul(g, mul(pow(y, 3), -0.5)))
+sqrt = _unary("SqrtBackward0", "sqrt", lambda g, x, y: div(g, mul(y, 2)), save_out=True)
+rsqrt = _unary("RsqrtBackward0", "rsqrt", lambda g, x, y: mul(g, mul(pow(y, 3), -0.5)), save_out=True)
 sin = _unary("SinBackward0", "sin", lambda g, x, y: mul(g, cos(x)))
 cos = _unary("CosBackward0", "cos", lambda g, x, y: mul(g, neg(sin(x))))
-tan = _unary("TanBackward0", "tan", lambda g, x, y: mul(g, add(mul(y, y), 1)))
-tanh = _unary("TanhBackward0", "tanh", lambda g, x, y: mul(g, sub(1, mul(y, y))))
-sigmoid = _unary("SigmoidBackward0", "sigmoid", lambda g, x, y: mul(g, mul(y, sub(1, y))))
+tan = _unary("TanBackward0", "tan", lambda g, x, y: mul(g, add(mul(y, y), 1)), save_out=True)
+tanh = _unary("TanhBackward0", "tanh", lambda g, x, y: mul(g, sub(1, mul(y, y))), save_out=True)
+sigmoid = _unary("SigmoidBackward0", "sigmoid", lambda g, x, y: mul(g, mul(y, sub(1, y))), save_out=True)
 erf = _unary("ErfBackward0", "erf", lambda g, x, y: mul(g, mul(exp(neg(mul(x, x))), 2 / math.sqrt(math.pi))))
 log1p = _unary("Log1PBackward0", "log1p", lambda g, x, y: div(g, add(x, 1)))
 expm1 = _unary("Expm1Backward0", "expm1", lambda g, x, y: mul(g, add(y, 1)))

@@ -29,13 +29,32 @@ class FunctionCtx:
     """The ``ctx`` a custom Function's forward and backward receive."""
 
     def __init__(self):
-        self.saved_tensors = ()
+        self._saved = ()
+        self._unpack = None  # the unpack hook when saved_tensors_hooks packed what forward saved
+        self._records = False
         self.needs_input_grad = ()
         self._non_diff = set()
         self.materialize_grads = True
 
     def save_for_backward(self, *tensors):
-        self.saved_tensors = tuple(tensors)
+        from .graph import _SAVED_HOOKS
+        from .grad_mode import no_grad
+        from .._tensor import Tensor
+        if _SAVED_HOOKS and self._records:
+            pack, self._unpack = _SAVED_HOOKS[-1]
+            with no_grad():
+                self._saved = tuple((pack(t), t.requires_grad) if isinstance(t, Tensor) else t for t in tensors)
+            self._packed_kinds = tuple(isinstance(t, Tensor) for t in tensors)
+        else:
+            self._saved, self._unpack = tuple(tensors), None
+
+    @property
+    def saved_tensors(self):
+        """What forward saved; under saved_tensors_hooks each access unpacks again (as PyTorch does)."""
+        if self._unpack is None:
+            return self._saved
+        from .graph import unpack_saved
+        return tuple(unpack_saved(self._unpack, *v) if k else v for v, k in zip(self._saved, self._packed_kinds))
 
     @property
     def saved_variables(self):  # the old spelling, used by the seed's GdnFunction
@@ -79,6 +98,7 @@ class Function(metaclass=_FunctionMeta):
         _check_transforms(cls)
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx._records = STATE.enabled and any(ctx.needs_input_grad)  # saved tensors are packed only then
         with no_grad():
             if cls.setup_context is not Function.setup_context:
                 out = cls.forward(*args, **kwargs)

@@ -18,7 +18,8 @@ from collections import deque
 
 from .grad_mode import STATE
 
-__all__ = ["Node", "AccumulateGrad", "record", "name_node", "edge_of", "run_backward", "queue_callback"]
+__all__ = ["Node", "AccumulateGrad", "record", "name_node", "edge_of", "run_backward", "queue_callback",
+           "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
 
 _FREED = ("Trying to backward through the graph a second time (or directly access saved "
           "tensors after they have already been freed). Saved intermediate values of the graph "
@@ -31,7 +32,7 @@ class Node:
     """One recorded op.  ``next_functions`` mirrors torch: ``((node, output_nr), ...)``."""
 
     __slots__ = ("_name", "next_functions", "_backward", "_saved", "_versions", "_n_out",
-                 "_tensor_hooks", "_retain", "_hooks", "_pre_hooks", "metadata", "__weakref__")
+                 "_tensor_hooks", "_retain", "_hooks", "_pre_hooks", "metadata", "_packed", "__weakref__")
 
     def __init__(self, name, edges, backward, saved=(), n_out=1):
         self._name = name
@@ -45,6 +46,7 @@ class Node:
         self._hooks = None
         self._pre_hooks = None
         self.metadata = {}
+        self._packed = None  # (unpack_hook, [(closure cell, packed value, requires_grad)]) under saved_tensors_hooks
 
     def name(self) -> str:
         return self._name
@@ -85,11 +87,14 @@ class Node:
 
     def apply(self, grads):
         self._check_saved()
-        return self._backward(*grads)
+        if self._packed is None:
+            return self._backward(*grads)
+        return _run_unpacked(self, grads)
 
     def release(self):
         self._backward = None
         self._saved = ()
+        self._packed = None
 
 
 class AccumulateGrad(Node):
@@ -168,7 +173,120 @@ def record(name, outputs, inputs, backward, saved=()):
     else:
         outputs._grad_fn = node
         outputs._output_nr = 0
+    if _SAVED_HOOKS:
+        _pack(node, backward, saved)
     return node
+
+
+# --- saved-tensor hooks ----------------------------------------------------------------------
+# A backward closure holds the tensors it needs in its closure cells.  Under saved_tensors_hooks
+# the pack hook sees each of them when the op records (the tensors the op declares as saved, as
+# PyTorch saves them, else every tensor the closure holds); when the node runs, the unpack hook's
+# results sit in those cells for the length of the backward call, so backward computes with them.
+
+#: (pack_hook, unpack_hook) pairs in force, innermost last
+_SAVED_HOOKS: list = []
+#: error messages of the disable_saved_tensors_hooks blocks in force
+_HOOKS_OFF: list = []
+
+
+def _pack(node, backward, saved):
+    from .._tensor import Tensor
+    from .grad_mode import no_grad
+
+    cells = [c for c in (getattr(backward, "__closure__", None) or ())
+             if isinstance(getattr(c, "cell_contents", None), Tensor)]
+    if saved:
+        chosen, free = [], list(cells)
+        for t in saved:
+            cell = next((c for c in free if c.cell_contents is t), None)
+            if cell is None:  # the backward reaches this tensor some other way: hooks cannot stand in for it
+                from .._missing import NotSupportedError, not_supported_message
+                raise NotSupportedError(not_supported_message(
+                    f"torch.autograd.graph.saved_tensors_hooks around {node._name}"))
+            free = [c for c in free if c is not cell]  # cells compare by content: remove by identity
+            chosen.append(cell)
+        cells = chosen
+    if not cells:
+        return
+    pack_hook, unpack_hook = _SAVED_HOOKS[-1]
+    with no_grad():  # PyTorch runs pack hooks with grad mode off
+        node._packed = (unpack_hook, [(c, pack_hook(c.cell_contents), c.cell_contents.requires_grad)
+                                      for c in cells])
+
+
+def unpack_saved(unpack_hook, packed, requires_grad):
+    """One saved tensor back from its packed value (the tensor backward computes with)."""
+    from .._tensor import Tensor
+
+    t = unpack_hook(packed)
+    if not isinstance(t, Tensor):
+        raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                        f"{type(t).__name__}")
+    if requires_grad and not t.requires_grad:  # backward asks its operands whether they need a gradient
+        t = t.detach().requires_grad_(True)
+    return t
+
+
+def _run_unpacked(node, grads):
+    unpack_hook, entries = node._packed
+    originals = [c.cell_contents for c, _, _ in entries]
+    try:
+        for c, packed, rg in entries:
+            c.cell_contents = unpack_saved(unpack_hook, packed, rg)
+        return node._backward(*grads)
+    finally:
+        for (c, _, _), t in zip(entries, originals):
+            c.cell_contents = t
+
+
+class saved_tensors_hooks:
+    """msnb implementation of ``torch.autograd.graph.saved_tensors_hooks``: ``pack_hook`` sees every
+    tensor an op saves for backward (with grad mode off), ``unpack_hook`` gives it back each time a
+    backward pass needs it, and backward computes with what it returns."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        if _HOOKS_OFF:
+            raise RuntimeError(_HOOKS_OFF[-1])
+        _SAVED_HOOKS.append((self.pack_hook, self.unpack_hook))
+
+    def __exit__(self, *exc):
+        _SAVED_HOOKS.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """msnb implementation of ``torch.autograd.graph.save_on_cpu``: saved tensors are copied to host
+    memory when the op records and moved back to their device when backward needs them."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack(t):
+            return t.device, t.detach().cpu().clone()
+
+        def unpack(packed):
+            device, t = packed
+            return t.to(device)
+
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:
+    """msnb implementation of ``torch.autograd.graph.disable_saved_tensors_hooks``: inside the block,
+    using ``saved_tensors_hooks`` raises ``RuntimeError(error_message)``."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        if _SAVED_HOOKS:
+            raise RuntimeError(self.error_message)
+        _HOOKS_OFF.append(self.error_message)
+
+    def __exit__(self, *exc):
+        _HOOKS_OFF.pop()
 
 
 def name_node(outputs, name, *inputs):
@@ -362,11 +480,8 @@ def _accumulate(leaf, g, create_graph):
         leaf.grad = leaf.grad + g
 
 
-#: PyTorch's ``torch.autograd.graph`` names msnb's tape does not have.  Saved-tensor
-#: hooks cannot be honoured: backward closures hold the tensors they need directly,
-#: so a pack/unpack pair would never see them.
-_REFUSED = ("saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "register_multi_grad_hook",
-            "allow_mutation_on_saved_tensors", "GradientEdge", "get_gradient_edge", "increment_version")
+#: PyTorch's ``torch.autograd.graph`` names msnb's tape does not have.
+_REFUSED = ("register_multi_grad_hook", "allow_mutation_on_saved_tensors", "GradientEdge", "get_gradient_edge", "increment_version")
 
 
 def __getattr__(name):

@@ -18,6 +18,7 @@ change the standard ``multiprocessing`` module's default.
 
 from __future__ import annotations
 
+import inspect as _inspect
 import multiprocessing as _mp
 from multiprocessing import AuthenticationError, BufferTooShort, ProcessError, TimeoutError, reducer  # noqa: F401
 
@@ -92,6 +93,7 @@ def _bound(name):
         return getattr(get_context(), name)(*args, **kwargs)
     call.__name__ = call.__qualname__ = name
     call.__doc__ = f"``multiprocessing.{name}`` on this module's context (children run torch on MindSpore)."
+    call.__signature__ = _inspect.signature(getattr(_mp.get_context(), name))  # the standard module's parameters
     return call
 
 

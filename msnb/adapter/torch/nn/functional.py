@@ -1269,15 +1269,23 @@ def _float_mask(mask, dtype):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """msnb implementation of ``torch.nn.functional.scaled_dot_product_attention``
-    (PyTorch's math reference: a bool mask marks positions that take part)."""
+    (PyTorch's math reference: a bool mask marks positions that take part).  The
+    kernel is chosen by PyTorch's CPU rules under ``torch.nn.attention.sdpa_kernel``:
+    FLASH_ATTENTION (4-D, no dropout, ...) applies ``is_causal`` and ``attn_mask``
+    together, MATH refuses both at once; a fully masked row gives zeros (PyTorch's
+    safe softmax), not NaN."""
+    from .attention import SDPBackend, choose_kernel
+    kernel = choose_kernel(query, key, value, attn_mask, dropout_p, enable_gqa)
     L, Sk = query.shape[-2], key.shape[-2]
     s = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
-    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
-        rep = query.shape[-3] // key.shape[-3]
-        key, value = key.repeat_interleave(rep, -3), value.repeat_interleave(rep, -3)
+    if enable_gqa and query.ndim >= 4 and (key.shape[-3] != query.shape[-3] or value.shape[-3] != query.shape[-3]):
+        qh, kh, vh = query.shape[-3], key.shape[-3], value.shape[-3]
+        if qh % kh or qh % vh:
+            raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+        key, value = key.repeat_interleave(qh // kh, -3), value.repeat_interleave(qh // vh, -3)
     scores = P.mul(query, s).matmul(key.transpose(-2, -1))
     if is_causal:
-        if attn_mask is not None:
+        if attn_mask is not None and kernel is SDPBackend.MATH:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
         from .._ops.creation import ones
@@ -1288,7 +1296,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             scores = I.masked_fill(scores, P.logical_not(attn_mask), float("-inf"))
         else:
             scores = P.add(scores, attn_mask)
-    w = softmax(scores, -1)
+    if attn_mask is not None or is_causal:  # safe softmax: a row with every score -inf attends to nothing
+        dead = Rd.all(P.eq(scores, float("-inf")), -1, keepdim=True)
+        w = I.masked_fill(softmax(I.masked_fill(scores, dead, 0.0), -1), dead, 0.0)  # no NaN, in grads either
+    else:
+        w = softmax(scores, -1)
     if dropout_p > 0.0:
         w = dropout(w, dropout_p, True)
     return w.matmul(value)

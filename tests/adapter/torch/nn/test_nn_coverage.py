@@ -10,6 +10,7 @@ from . import test_functional as tf, test_init_and_utils as ti, test_layers as t
     test_more_layers as tm, \
     test_nn_additions as ta, test_packed_sequence as tp, test_parametrize as tpz, \
     test_rnn_attention as tr
+from .attention import test_sdpa_kernel as tsk
 
 #: names exercised by tests that register them directly (not via a table)
 DIRECT = {
@@ -40,7 +41,7 @@ EXEMPT = {
 
 
 def declared():
-    names = set(DIRECT) | set(tm.NAMES) | set(ta.NAMES) | set(tp.NAMES) | set(tpz.NAMES)
+    names = set(DIRECT) | set(tm.NAMES) | set(ta.NAMES) | set(tp.NAMES) | set(tpz.NAMES) | set(tsk.NAMES)
     for _cid, ns, *_ in tl.CASES:
         names.update(f"torch.nn.{n}" for n in ns)
     names.update(f"torch.nn.{c[1]}" for c in tr.RNN_CASES)
