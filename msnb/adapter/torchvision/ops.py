@@ -20,7 +20,8 @@ import numpy as np
 
 __all__ = ["box_area", "box_convert", "box_iou", "generalized_box_iou", "distance_box_iou", "complete_box_iou",
            "clip_boxes_to_image", "remove_small_boxes", "nms", "batched_nms", "roi_pool", "roi_align", "RoIPool",
-           "RoIAlign", "sigmoid_focal_loss", "generalized_box_iou_loss", "masks_to_boxes"]
+           "RoIAlign", "sigmoid_focal_loss", "generalized_box_iou_loss", "distance_box_iou_loss",
+           "complete_box_iou_loss", "masks_to_boxes"]
 
 
 def _torch():
@@ -423,25 +424,55 @@ def sigmoid_focal_loss(inputs, targets, alpha=0.25, gamma=2, reduction="none"):
     return _reduce(loss, reduction)
 
 
-def generalized_box_iou_loss(boxes1, boxes2, reduction="none", eps=1e-7):
-    """msnb implementation of ``torchvision.ops.generalized_box_iou_loss``: ``1 - GIoU`` of matching boxes."""
+def _loss_terms(boxes1, boxes2, fn):
+    """Per matching row: intersection, union, enclosing-box corners and centre distance."""
     torch = _torch()
-    _check_boxes(boxes1, "generalized_box_iou_loss")
-    _check_boxes(boxes2, "generalized_box_iou_loss")
+    _check_boxes(boxes1, fn)
+    _check_boxes(boxes2, fn)
     x1, y1, x2, y2 = boxes1.unbind(-1)
     x1g, y1g, x2g, y2g = boxes2.unbind(-1)
     xk1, yk1 = torch.max(x1, x1g), torch.max(y1, y1g)
     xk2, yk2 = torch.min(x2, x2g), torch.min(y2, y2g)
-    inter = torch.zeros_like(x1)
     mask = (yk2 > yk1) & (xk2 > xk1)
-    inter = torch.where(mask, (xk2 - xk1) * (yk2 - yk1), inter)
+    inter = torch.where(mask, (xk2 - xk1) * (yk2 - yk1), torch.zeros_like(x1))
     union = (x2 - x1) * (y2 - y1) + (x2g - x1g) * (y2g - y1g) - inter
-    iou = inter / (union + eps)
     xc1, yc1 = torch.min(x1, x1g), torch.min(y1, y1g)
     xc2, yc2 = torch.max(x2, x2g), torch.max(y2, y2g)
+    centers = ((x1 + x2) / 2 - (x1g + x2g) / 2) ** 2 + ((y1 + y2) / 2 - (y1g + y2g) / 2) ** 2
+    return inter, union, (xc1, yc1, xc2, yc2), centers
+
+
+def generalized_box_iou_loss(boxes1, boxes2, reduction="none", eps=1e-7):
+    """msnb implementation of ``torchvision.ops.generalized_box_iou_loss``: ``1 - GIoU`` of matching boxes."""
+    inter, union, (xc1, yc1, xc2, yc2), _ = _loss_terms(boxes1, boxes2, "generalized_box_iou_loss")
+    iou = inter / (union + eps)
     area_c = (xc2 - xc1) * (yc2 - yc1)
-    loss = 1 - (iou - ((area_c - union) / (area_c + eps)))
-    return _reduce(loss, reduction)
+    return _reduce(1 - (iou - ((area_c - union) / (area_c + eps))), reduction)
+
+
+def _diou_loss(boxes1, boxes2, eps, fn):
+    inter, union, (xc1, yc1, xc2, yc2), centers = _loss_terms(boxes1, boxes2, fn)
+    iou = inter / (union + eps)
+    diag = (xc2 - xc1) ** 2 + (yc2 - yc1) ** 2 + eps
+    return 1 - iou + centers / diag, iou
+
+
+def distance_box_iou_loss(boxes1, boxes2, reduction="none", eps=1e-7):
+    """msnb implementation of ``torchvision.ops.distance_box_iou_loss``: ``1 - DIoU`` of matching boxes."""
+    return _reduce(_diou_loss(boxes1, boxes2, eps, "distance_box_iou_loss")[0], reduction)
+
+
+def complete_box_iou_loss(boxes1, boxes2, reduction="none", eps=1e-7):
+    """msnb implementation of ``torchvision.ops.complete_box_iou_loss``: ``1 - CIoU`` of matching boxes (the
+    aspect weight alpha is a constant for the gradient, as in torchvision)."""
+    torch = _torch()
+    loss, iou = _diou_loss(boxes1, boxes2, eps, "complete_box_iou_loss")
+    w_pred, h_pred = boxes1[..., 2] - boxes1[..., 0], boxes1[..., 3] - boxes1[..., 1]
+    w_gt, h_gt = boxes2[..., 2] - boxes2[..., 0], boxes2[..., 3] - boxes2[..., 1]
+    v = (4 / (math.pi ** 2)) * (torch.atan(w_gt / h_gt) - torch.atan(w_pred / h_pred)) ** 2
+    with torch.no_grad():
+        alpha = v / (1 - iou + v + eps)
+    return _reduce(loss + alpha * v, reduction)
 
 
 def masks_to_boxes(masks):

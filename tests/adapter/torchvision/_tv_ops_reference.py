@@ -13,7 +13,7 @@ import math
 import torch
 
 __all__ = ["ref_box_iou", "ref_giou", "ref_diou", "ref_ciou", "ref_nms", "ref_batched_nms", "ref_roi_pool",
-           "ref_roi_align", "ref_focal", "ref_giou_loss"]
+           "ref_roi_align", "ref_focal", "ref_giou_loss", "ref_diou_loss", "ref_ciou_loss"]
 
 
 def _area(b):
@@ -182,4 +182,25 @@ def ref_giou_loss(b1, b2, eps=1e-7):
         area_c = (torch.maximum(a[2], b[2]) - torch.minimum(a[0], b[0])) * (
             torch.maximum(a[3], b[3]) - torch.minimum(a[1], b[1]))
         out.append(1 - (inter / (union + eps) - (area_c - union) / (area_c + eps)))
+    return torch.stack(out)
+
+
+def ref_diou_loss(b1, b2, eps=1e-7):
+    """1 - IoU + centre distance^2 / enclosing diagonal^2 of matching rows (eps as torchvision's loss)."""
+    out = []
+    for a, b in zip(b1, b2):
+        inter, union, cw, ch, d2 = (v[0, 0] for v in _pairwise(a[None], b[None]))
+        out.append(1 - inter / (union + eps) + d2 / (cw ** 2 + ch ** 2 + eps))
+    return torch.stack(out)
+
+
+def ref_ciou_loss(b1, b2, eps=1e-7):
+    """DIoU loss + alpha * v of matching rows, alpha held constant."""
+    out = []
+    for a, b in zip(b1, b2):
+        inter, union, cw, ch, d2 = (v[0, 0] for v in _pairwise(a[None], b[None]))
+        iou = inter / (union + eps)
+        v = 4 / math.pi ** 2 * (torch.atan((b[2] - b[0]) / (b[3] - b[1])) - torch.atan((a[2] - a[0]) / (a[3] - a[1]))) ** 2
+        alpha = (v / (1 - iou + v + eps)).detach()
+        out.append(1 - iou + d2 / (cw ** 2 + ch ** 2 + eps) + alpha * v)
     return torch.stack(out)

@@ -54,6 +54,17 @@ def test_pairwise_iou_values_and_gradients(name, ref):
         _close(m.grad, r.grad, 1e-9)
 
 
+@pytest.mark.parametrize("name,ref", [("distance_box_iou_loss", R.ref_diou_loss),
+                                      ("complete_box_iou_loss", R.ref_ciou_loss)])
+def test_diou_ciou_losses(name, ref):
+    mo, ro, mi, ri = _grads(getattr(ops, name), ref, B1, B2)
+    _close(mo, ro, 1e-10)
+    for m, r in zip(mi, ri):
+        _close(m.grad, r.grad, 1e-9)
+    assert float(getattr(ops, name)(mt.tensor(B1), mt.tensor(B2), reduction="sum")) == pytest.approx(
+        float(ro.detach().sum()))
+
+
 def test_generalized_box_iou_loss_and_reductions():
     mo, ro, mi, ri = _grads(ops.generalized_box_iou_loss, R.ref_giou_loss, B1, B2)
     _close(mo, ro, 1e-10)
