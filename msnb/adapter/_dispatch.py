@@ -329,6 +329,7 @@ TABLE = {
     # (msnb/adapter/_host.py says why for each)
     "inv_ex": (host.inv_ex, None), "solve_ex": (host.solve_ex, None), "cholesky_ex": (host.cholesky_ex, None),
     "svd": (host.svd, None), "eigh": (host.eigh, None), "eigvals": (host.eigvals, None), "eigvals_grad": (host.eigvals_grad, None),
+    "eig": (host.eig, None), "eig_grad": (host.eig_grad, None),
     "det_cofactor": (host.det_cofactor, None), "pinv": (host.pinv, None),
     "solve_triangular": (host.solve_triangular, None), "matrix_exp": (host.matrix_exp, None),
     "det": (ops.det, None), "slogdet": (ops.slogdet, None), "qr": (ops.qr, mint.linalg.qr),

@@ -26,7 +26,7 @@ import scipy.linalg.lapack as _lapack
 from ._ms import ms
 
 __all__ = ["inv_ex", "solve_ex", "cholesky_ex", "svd", "eigh", "det_cofactor", "pinv", "solve_triangular",
-           "eigvals", "eigvals_grad", "matrix_exp", "special_fn", "orthogonal_polynomial"]
+           "eigvals", "eigvals_grad", "eig", "eig_grad", "matrix_exp", "special_fn", "orthogonal_polynomial"]
 
 
 def _np(t):
@@ -142,6 +142,43 @@ def eigvals(a):
     if x.size == 0:
         return _t(np.zeros(x.shape[:-1], cd))
     return _t(np.linalg.eigvals(x), cd)
+
+
+def eig(a):
+    """``(eigenvalues, eigenvectors)``, both complex, of a real square matrix (LAPACK geev:
+    PyTorch's order, unit-norm eigenvectors whose largest component is real)."""
+    x = _np(a)
+    cd = np.complex64 if x.dtype == np.float32 else np.complex128
+    if x.size == 0:
+        return _t(np.zeros(x.shape[:-1], cd)), _t(np.zeros(x.shape, cd))
+    w, v = np.linalg.eig(x)
+    return _t(w, cd), _t(v, cd)
+
+
+def eig_grad(a, w, v, gw, gv):
+    """PyTorch's gradient of ``eig`` for real ``a`` (``gw`` / ``gv`` may be None):
+    ``Re(V^{-H} (diag(gw) + (V^H gV - V^H V Re(diag(V^H gV))) / conj(E)) V^H)``
+    with ``E[i, j] = w_j - w_i`` (the diagonal takes ``gw``)."""
+    x, L, V = _np(a), _np(w), _np(v)
+    if x.size == 0:
+        return _t(np.zeros_like(x))
+    n = x.shape[-1]
+    Vh = np.conj(np.swapaxes(V, -1, -2))
+    if gv is not None:
+        VhgV = Vh @ _np(gv)
+        d = np.real(np.diagonal(VhgV, axis1=-2, axis2=-1))
+        VhgV = VhgV - Vh @ (V * d[..., None, :])
+        E = np.conj(L)[..., None, :] - np.conj(L)[..., :, None]
+        eye = np.eye(n, dtype=bool)
+        with np.errstate(all="ignore"):
+            inner = np.where(eye, 0, VhgV / np.where(eye, 1, E))
+    else:
+        inner = np.zeros(V.shape, V.dtype)
+    if gw is not None:
+        idx = np.arange(n)
+        inner[..., idx, idx] = _np(gw)
+    r = np.linalg.solve(Vh, inner @ Vh)
+    return _t(r.real, x.dtype)
 
 
 def det_cofactor(a):

@@ -114,6 +114,8 @@ NAMESPACES = {
     "torchvision.datasets": "msnb.adapter.torchvision.datasets",
     "torchvision.models": "msnb.adapter.torchvision.models",
     "torchvision.utils": "msnb.adapter.torchvision.utils",
+    "torchvision.io": "msnb.adapter.torchvision.io",
+    "torchvision.ops": "msnb.adapter.torchvision.ops",
 }
 
 #: registry names _public_names cannot see (private-looking names PyTorch users call, enum members)
@@ -382,6 +384,24 @@ PARTIAL = {
                                   "with model.load_state_dict(torch.load(path))"
        for m in ("resnet18", "resnet34", "resnet50", "vgg11", "vgg11_bn", "vgg16", "vgg16_bn", "mobilenet_v2",
                  "alexnet", "squeezenet1_0", "squeezenet1_1")},
+    # -- torch.linalg.eig, torchvision.io / ops, the other VGG depths (issue #15) --
+    "torch.linalg.eig": _HOST + "LAPACK geev (PyTorch's eigenvalue order, unit-norm eigenvectors); MindSpore's "
+                        "CPU Eig kernel is not used; the gradient is computed on the host too; eigenvector phases "
+                        "may differ from PyTorch's MKL build (both valid)" + _REAL,
+    **{f"torchvision.models.{m}": "weights must be None (no pretrained downloads): load a local checkpoint "
+                                  "with model.load_state_dict(torch.load(path))"
+       for m in ("vgg13", "vgg13_bn", "vgg19", "vgg19_bn")},
+    **{f"torchvision.io.{n}": "decoded with Pillow: PNG and JPEG only (GIF, WebP, AVIF, HEIC raise); 16-bit PNG "
+                              "raises (msnb has no uint16); a palette PNG read with an alpha mode is opaque"
+       for n in ("decode_image", "read_image", "decode_png")},
+    "torchvision.io.decode_jpeg": "decoded with Pillow's libjpeg; device must be 'cpu'",
+    **{f"torchvision.io.{n}": "encoded with Pillow's JPEG encoder: the bytes may differ from torchvision's "
+                              "libjpeg-turbo settings (the picture decodes the same within JPEG's loss)"
+       for n in ("encode_jpeg", "write_jpeg")},
+    **{f"torchvision.ops.{n}": "sampling positions and weights are computed on the host per RoI (Python loops: "
+                               "slow for many RoIs or large adaptive grids), values gathered with msnb's ops; "
+                               "gradients reach input only, as torchvision's"
+       for n in ("roi_align", "roi_pool", "RoIAlign", "RoIPool")},
 }
 
 # --- torch.multiprocessing, utils.tensorboard, backends.mps, nn.attention, sparse semi-structured,

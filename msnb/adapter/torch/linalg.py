@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ._namespace import missing_attribute
 from ._ops.linalg import matmul
-from ._ops.matrix import (LinAlgError, cholesky, cholesky_ex, det, eigh, eigvals, eigvalsh, inv, inv_ex, lstsq,
+from ._ops.matrix import (LinAlgError, cholesky, cholesky_ex, det, eig, eigh, eigvals, eigvalsh, inv, inv_ex, lstsq,
                           matrix_exp, matrix_power, matrix_rank, multi_dot, pinv, qr, slogdet, solve, solve_ex,
                           solve_triangular, svd, svdvals, tensorinv, tensorsolve, vander, vecdot)
 from ._ops.matrix import diagonal as _diagonal
@@ -14,7 +14,7 @@ from ._ops.lu import linalg_lu as lu, linalg_lu_solve as lu_solve, lu_factor, lu
 from ._ops.norms import cond, matrix_norm, vector_norm
 from ._ops.norms import linalg_norm as norm
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvals",
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
            "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
            "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular",
            "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]

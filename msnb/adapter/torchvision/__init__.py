@@ -1,14 +1,15 @@
-"""msnb implementation of ``torchvision`` on MindSpore: ``transforms``, ``datasets``, ``models`` and ``utils``.
+"""msnb implementation of ``torchvision`` on MindSpore: ``transforms``, ``datasets``, ``models``, ``io``
+(images, with Pillow), ``ops`` (boxes, NMS, RoI pooling) and ``utils``.
 
 ``torchvision.models`` provides a set of classification networks without
 pretrained-weight downloads (see ``msnb.adapter.torchvision.models``).
 """
 
-from . import datasets, models, transforms, utils
+from . import datasets, io, models, ops, transforms, utils
 
 __version__ = "0.19.0+msnb"
 
-__all__ = ["datasets", "models", "transforms", "utils", "get_image_backend", "set_image_backend", "get_video_backend",
+__all__ = ["datasets", "io", "models", "ops", "transforms", "utils", "get_image_backend", "set_image_backend", "get_video_backend",
            "set_video_backend"]
 
 _image_backend = "PIL"

@@ -104,6 +104,8 @@ class RefResNet(nn.Module):
 # --- VGG ----------------------------------------------------------------------------------
 
 _CFG = {"A": [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
+        "B": [64, 64, "M", 128, 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
+        "E": [64, 64, "M", 128, 128, "M"] + [256] * 4 + ["M"] + [512] * 4 + ["M"] + [512] * 4 + ["M"],
         "D": [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512, "M"]}
 
 
@@ -259,6 +261,10 @@ BUILDERS = {
     "resnet50": lambda **kw: RefResNet(_Bottle, [3, 4, 6, 3], **kw),
     "vgg11": lambda **kw: RefVGG("A", False, **kw),
     "vgg11_bn": lambda **kw: RefVGG("A", True, **kw),
+    "vgg13": lambda **kw: RefVGG("B", False, **kw),
+    "vgg13_bn": lambda **kw: RefVGG("B", True, **kw),
+    "vgg19": lambda **kw: RefVGG("E", False, **kw),
+    "vgg19_bn": lambda **kw: RefVGG("E", True, **kw),
     "vgg16": lambda **kw: RefVGG("D", False, **kw),
     "vgg16_bn": lambda **kw: RefVGG("D", True, **kw),
     "mobilenet_v2": lambda **kw: RefMobileNetV2(**kw),

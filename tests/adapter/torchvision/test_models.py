@@ -229,6 +229,44 @@ def test_model_matches_torchvision(name, tmp_path):
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4 * scale)
 
 
+#: vgg13 / vgg19 (+ BatchNorm): torchvision's published parameter counts (its weights' num_params), the
+#: number of parameter tensors and state-dict entries, and some key shapes of ``features``.
+VGG_VARIANTS = {
+    "vgg13": (133_047_848, 26, 26, {"features.22.weight": (512, 512, 3, 3)}),
+    "vgg13_bn": (133_053_736, 46, 76, {"features.31.weight": (512, 512, 3, 3), "features.32.num_batches_tracked": ()}),
+    "vgg19": (143_667_240, 38, 38, {"features.34.weight": (512, 512, 3, 3)}),
+    "vgg19_bn": (143_678_248, 70, 118, {"features.49.weight": (512, 512, 3, 3), "features.50.running_var": (512,)}),
+}
+
+
+@pytest.mark.parametrize("name", list(VGG_VARIANTS))
+def test_vgg_variant_features_match_torchvision(name, monkeypatch):
+    """The other VGG depths share ``VGG``'s classifier (checked in full on vgg16 above); what differs is the
+    ``features`` stack each builder makes from its configuration.  It is compared with the twin's (keys in
+    order, shapes, dtypes), and features + the twin's classifier give torchvision's published counts,
+    without building msnb's 100M-parameter Linear (several seconds per model)."""
+    numel, n_params, n_entries, shapes = VGG_VARIANTS[name]
+    with real.device("meta"):  # shapes only: no 100M-float allocation in real torch either
+        ref = BUILDERS[name](init_weights=False)
+    rsd = ref.state_dict()
+    assert sum(p.numel() for p in ref.parameters()) == numel
+    assert len(list(ref.parameters())) == n_params and len(rsd) == n_entries
+    for key, shape in shapes.items():
+        assert tuple(rsd[key].shape) == shape, key
+    from msnb.adapter.torchvision.models import vgg as vgg_mod
+    built = {}
+    monkeypatch.setattr(vgg_mod, "VGG", lambda features, **kw: built.update(features=features, kw=kw))
+    getattr(models, name)(init_weights=False, num_classes=10)
+    assert built["kw"] == {"init_weights": False, "num_classes": 10}
+    fsd = {f"features.{k}": v for k, v in built["features"].state_dict().items()}
+    rfeat = {k: v for k, v in rsd.items() if k.startswith("features.")}
+    assert list(fsd) == list(rfeat)
+    for k, v in rfeat.items():
+        assert tuple(fsd[k].shape) == tuple(v.shape) and str(fsd[k].dtype) == str(v.dtype), k
+    feat_numel = sum(p.numel() for p in built["features"].parameters())
+    assert feat_numel + sum(p.numel() for p in ref.classifier.parameters()) == numel
+
+
 def test_num_classes_sets_output_shape():
     """(N, num_classes) for a batch of 2; ResNet's case is in the training-step test below."""
     model = models.squeezenet1_1(num_classes=7).eval()

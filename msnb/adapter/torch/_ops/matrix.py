@@ -21,7 +21,7 @@ from . import linalg as L
 from . import pointwise as P
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "logdet", "solve", "solve_ex", "cholesky",
-           "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "eigvals", "pinv", "lstsq",
+           "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "eigvals", "eig", "pinv", "lstsq",
            "matrix_rank", "solve_triangular", "matrix_exp", "matrix_power", "multi_dot", "tensorinv",
            "tensorsolve", "vander", "diagonal", "vecdot", "diag_embed", "mT", "eye_like"]
 
@@ -37,6 +37,7 @@ _Slogdet = return_types.structseq("linalg_slogdet", ["sign", "logabsdet"])
 _QR = return_types.structseq("linalg_qr", ["Q", "R"])
 _SVD = return_types.structseq("linalg_svd", ["U", "S", "Vh"])
 _Eigh = return_types.structseq("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_Eig = return_types.structseq("linalg_eig", ["eigenvalues", "eigenvectors"])
 _Lstsq = return_types.structseq("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 
@@ -473,6 +474,18 @@ def eigvals(A, *, out=None):
     if needs_grad(A):
         record("LinalgEigBackward0", w, (A,), lambda g: (wrap(K.eigvals_grad(A, g)),), saved=(A,))
     return w
+
+
+def eig(A, *, out=None):
+    """msnb implementation of ``torch.linalg.eig``: complex eigenvalues and unit-norm eigenvectors of a
+    real square matrix (LAPACK geev on the host, as its gradient)."""
+    _check("linalg.eig", A)
+    w, V = (wrap(t) for t in K.eig(A))
+    if needs_grad(A):
+        def bw(gw, gV):
+            return (wrap(K.eig_grad(A, w, V, gw, gV)),)
+        record("LinalgEigBackward0", (w, V), (A,), bw, saved=(A,))
+    return _Eig(w, V)
 
 
 # --- pseudo-inverse, least squares, rank --------------------------------------------------

@@ -16,12 +16,13 @@ from .alexnet import AlexNet, alexnet
 from .mobilenetv2 import MobileNetV2, mobilenet_v2
 from .resnet import ResNet, resnet18, resnet34, resnet50
 from .squeezenet import SqueezeNet, squeezenet1_0, squeezenet1_1
-from .vgg import VGG, vgg11, vgg11_bn, vgg16, vgg16_bn
+from .vgg import VGG, vgg11, vgg11_bn, vgg13, vgg13_bn, vgg16, vgg16_bn, vgg19, vgg19_bn
 from ._weights import *  # noqa: F401,F403
 from ._weights import __all__ as _weights_all
 
 __all__ = ["AlexNet", "alexnet", "MobileNetV2", "mobilenet_v2", "ResNet", "resnet18", "resnet34", "resnet50",
-           "SqueezeNet", "squeezenet1_0", "squeezenet1_1", "VGG", "vgg11", "vgg11_bn", "vgg16", "vgg16_bn",
+           "SqueezeNet", "squeezenet1_0", "squeezenet1_1", "VGG", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn",
+           "vgg16", "vgg16_bn", "vgg19", "vgg19_bn",
            *[n for n in _weights_all if n != "Weights"]]
 
 

@@ -13,7 +13,8 @@ import enum
 
 __all__ = ["WeightsEnum", "Weights", "AlexNet_Weights", "MobileNet_V2_Weights", "ResNet18_Weights",
            "ResNet34_Weights", "ResNet50_Weights", "SqueezeNet1_0_Weights", "SqueezeNet1_1_Weights",
-           "VGG11_Weights", "VGG11_BN_Weights", "VGG16_Weights", "VGG16_BN_Weights"]
+           "VGG11_Weights", "VGG11_BN_Weights", "VGG13_Weights", "VGG13_BN_Weights", "VGG16_Weights",
+           "VGG16_BN_Weights", "VGG19_Weights", "VGG19_BN_Weights"]
 
 
 class Weights:
@@ -69,5 +70,9 @@ SqueezeNet1_0_Weights = _enum("SqueezeNet1_0_Weights", "squeezenet1_0-b66bff10.p
 SqueezeNet1_1_Weights = _enum("SqueezeNet1_1_Weights", "squeezenet1_1-b8a52dc0.pth")
 VGG11_Weights = _enum("VGG11_Weights", "vgg11-8a719046.pth")
 VGG11_BN_Weights = _enum("VGG11_BN_Weights", "vgg11_bn-6002323d.pth")
+VGG13_Weights = _enum("VGG13_Weights", "vgg13-19584684.pth")
+VGG13_BN_Weights = _enum("VGG13_BN_Weights", "vgg13_bn-abd245e5.pth")
+VGG19_Weights = _enum("VGG19_Weights", "vgg19-dcbb9e9d.pth")
+VGG19_BN_Weights = _enum("VGG19_BN_Weights", "vgg19_bn-c79401a0.pth")
 VGG16_Weights = _enum("VGG16_Weights", "vgg16-397923af.pth")
 VGG16_BN_Weights = _enum("VGG16_BN_Weights", "vgg16_bn-6c64b313.pth")

@@ -1,4 +1,4 @@
-"""msnb implementation of ``torchvision.models.vgg`` (VGG-11/16, with and without BatchNorm).
+"""msnb implementation of ``torchvision.models.vgg`` (VGG-11/13/16/19, with and without BatchNorm).
 
 Same module tree, ``state_dict`` keys and default initialisation as
 torchvision 0.2x (``features.<i>``, ``classifier.<i>``).
@@ -10,7 +10,7 @@ from ... import torch
 from ...torch import nn
 from ._utils import handle_weights
 
-__all__ = ["VGG", "vgg11", "vgg11_bn", "vgg16", "vgg16_bn"]
+__all__ = ["VGG", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn", "vgg19", "vgg19_bn"]
 
 
 class VGG(nn.Module):
@@ -62,7 +62,9 @@ def make_layers(cfg, batch_norm=False):
 
 cfgs = {
     "A": [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
+    "B": [64, 64, "M", 128, 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
     "D": [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512, "M"],
+    "E": [64, 64, "M", 128, 128, "M", 256, 256, 256, 256, "M", 512, 512, 512, 512, "M", 512, 512, 512, 512, "M"],
 }
 
 
@@ -81,6 +83,16 @@ def vgg11_bn(*, weights=None, progress=True, **kwargs):
     return _vgg("vgg11_bn", "A", True, weights, kwargs)
 
 
+def vgg13(*, weights=None, progress=True, **kwargs):
+    """msnb implementation of ``torchvision.models.vgg13``; ``weights`` must be None (no downloads)."""
+    return _vgg("vgg13", "B", False, weights, kwargs)
+
+
+def vgg13_bn(*, weights=None, progress=True, **kwargs):
+    """msnb implementation of ``torchvision.models.vgg13_bn``; ``weights`` must be None (no downloads)."""
+    return _vgg("vgg13_bn", "B", True, weights, kwargs)
+
+
 def vgg16(*, weights=None, progress=True, **kwargs):
     """msnb implementation of ``torchvision.models.vgg16``; ``weights`` must be None (no downloads)."""
     return _vgg("vgg16", "D", False, weights, kwargs)
@@ -89,3 +101,13 @@ def vgg16(*, weights=None, progress=True, **kwargs):
 def vgg16_bn(*, weights=None, progress=True, **kwargs):
     """msnb implementation of ``torchvision.models.vgg16_bn``; ``weights`` must be None (no downloads)."""
     return _vgg("vgg16_bn", "D", True, weights, kwargs)
+
+
+def vgg19(*, weights=None, progress=True, **kwargs):
+    """msnb implementation of ``torchvision.models.vgg19``; ``weights`` must be None (no downloads)."""
+    return _vgg("vgg19", "E", False, weights, kwargs)
+
+
+def vgg19_bn(*, weights=None, progress=True, **kwargs):
+    """msnb implementation of ``torchvision.models.vgg19_bn``; ``weights`` must be None (no downloads)."""
+    return _vgg("vgg19_bn", "E", True, weights, kwargs)
