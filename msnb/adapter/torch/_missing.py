@@ -43,7 +43,11 @@ def module_getattr(namespace: str):
         if f"{namespace}.{name}" in SUBMODULES:
             # an adapter subpackage not imported yet (``torch.utils.tensorboard``) is imported on first use
             adapter = f"msnb.adapter.{namespace}.{name}"
-            if importlib.util.find_spec(adapter) is not None:
+            try:  # the adapter module may be a plain module (no subpackages): then there is none
+                found = importlib.util.find_spec(adapter) is not None
+            except (ImportError, ValueError):
+                found = False
+            if found:
                 return importlib.import_module(adapter)
         raise missing_attribute(namespace, name)
 

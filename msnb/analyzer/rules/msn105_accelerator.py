@@ -35,8 +35,8 @@ class Accelerator(Rule):
     VALID = [Valid("import torch\nd = torch.device('cpu')\n"),
              Valid("import torch as t\nif t.accelerator.is_available():\n    dev = t.accelerator.current_accelerator()\n")]
     INVALID = [
-        Invalid("import torch\nused = torch.accelerator.memory_allocated()\n", line=2, col=8, severity=Severity.ERROR),
-        Invalid("import torch as t\nt.accelerator.empty_cache()\n", line=2, col=1, severity=Severity.ERROR),
+        Invalid("import torch\nstats = torch.accelerator.memory_stats()\n", line=2, col=9, severity=Severity.ERROR),
+        Invalid("import torch as t\nt.accelerator.current_stream()\n", line=2, col=1, severity=Severity.ERROR),
     ]
 
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
