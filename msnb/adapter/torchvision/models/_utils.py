@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["handle_weights", "make_divisible"]
+__all__ = ["handle_weights", "make_divisible", "build_with_weights"]
 
 
 def handle_weights(builder: str, weights, kwargs: dict) -> None:
@@ -34,6 +34,32 @@ def handle_weights(builder: str, weights, kwargs: dict) -> None:
             f"cannot be downloaded here. Build the model untrained and load a local checkpoint instead: "
             f"model = torchvision.models.{builder}(weights=None); "
             f"model.load_state_dict(torch.load(path))")
+
+
+def build_with_weights(builder: str, enum, weights, kwargs: dict, make, **overrides):
+    """Build ``make(**kwargs)`` and, for pretrained ``weights``, load them from torchvision's local hub cache.
+
+    ``weights`` may be a member of ``enum``, its name or ``"DEFAULT"`` (or the legacy ``pretrained=``).  The
+    file must already be in ``hub_checkpoint_dir()``: msnb never downloads, and says so in one line.
+    ``overrides`` are the model kwargs the weights fix (``image_size`` of a ViT), like torchvision's.
+    """
+    from ._weights import resolve_weights
+    if "pretrained" in kwargs or isinstance(weights, bool):
+        pretrained = kwargs.pop("pretrained") if "pretrained" in kwargs else weights
+        warnings.warn("The parameter 'pretrained' is deprecated since 0.13 and may be removed in the future, "
+                      "please use 'weights' instead.", UserWarning, stacklevel=3)
+        weights = "DEFAULT" if pretrained else None
+    weights = resolve_weights(enum, weights)
+    if weights is None:
+        return make(**kwargs)
+    state = weights.get_state_dict(progress=False, check_hash=True)  # raises first when the file is missing
+    for key, value in {"num_classes": 1000, **overrides}.items():
+        if kwargs.get(key, value) != value:
+            raise ValueError(f"The parameter '{key}' expected value {value} but got {kwargs[key]} instead.")
+        kwargs[key] = value
+    model = make(**kwargs)
+    model.load_state_dict(state)
+    return model
 
 
 def make_divisible(v: float, divisor: int, min_value: int | None = None) -> int:
