@@ -107,7 +107,7 @@ def test_efficientnet_b0_keys_shapes_counts_and_init():
     assert len(list(model.parameters())) == fact["n_params"] and len(sd) == fact["n_entries"]
     assert _signature(sd) == fact["sha"]
     _check_init(sd["features.0.0.weight"], "normal", math.sqrt(2 / (32 * 9)), "stem conv (kaiming fan_out)")
-    _check_init(sd["features.6.0.block.1.0.weight"], "normal", math.sqrt(2 / (1152 * 25)), "depthwise 5x5")
+    _check_init(sd["features.6.0.block.1.0.weight"], "normal", math.sqrt(2 / (672 * 25)), "depthwise 5x5")
     _check_init(sd["classifier.1.weight"], "uniform", 1 / math.sqrt(1000), "classifier")
     _check_init(sd["classifier.1.bias"], "const", 0.0, "classifier bias")
     _check_init(sd["features.3.1.block.2.fc1.bias"], "const", 0.0, "squeeze-excitation bias")
