@@ -372,6 +372,21 @@ PARTIAL = {
                                   "with model.load_state_dict(torch.load(path))"
        for m in ("resnet18", "resnet34", "resnet50", "vgg11", "vgg11_bn", "vgg16", "vgg16_bn", "mobilenet_v2",
                  "alexnet", "squeezenet1_0", "squeezenet1_1")},
+    # --- tvmodels: EfficientNet / ViT / ResNet-101+ and their weights ---
+    **{f"torchvision.models.{m}": "pretrained weights load only from torchvision's local cache "
+                                  "($TORCH_HOME/hub/checkpoints/<file>), never downloaded"
+       for m in ("resnet101", "resnet152", "resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d",
+                 "wide_resnet50_2", "wide_resnet101_2", *[f"efficientnet_b{i}" for i in range(8)],
+                 "efficientnet_v2_s", "efficientnet_v2_m", "efficientnet_v2_l", "vit_b_16", "vit_b_32", "vit_l_16",
+                 "vit_l_32", "vit_h_14")},
+    "torchvision.models.VisionTransformer": "conv_stem_configs is not supported",
+    **{f"torchvision.models.{e}_Weights": "transforms() and meta['num_params'/'min_size'] as torchvision; "
+                                          "meta['categories'] is not provided; files only from the local cache"
+       for e in ("ResNet101", "ResNet152", "ResNeXt50_32X4D", "ResNeXt101_32X8D", "ResNeXt101_64X4D",
+                 "Wide_ResNet50_2", "Wide_ResNet101_2", *[f"EfficientNet_B{i}" for i in range(8)],
+                 "EfficientNet_V2_S", "EfficientNet_V2_M", "EfficientNet_V2_L", "ViT_B_16", "ViT_B_32", "ViT_L_16",
+                 "ViT_L_32", "ViT_H_14")},
+    # --- end tvmodels ---
 }
 
 
