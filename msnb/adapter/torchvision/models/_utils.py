@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["handle_weights", "make_divisible", "build_with_weights"]
+__all__ = ["handle_weights", "make_divisible", "build_with_weights", "init_conv_norm_linear"]
 
 
 def handle_weights(builder: str, weights, kwargs: dict) -> None:
@@ -70,3 +70,20 @@ def make_divisible(v: float, divisor: int, min_value: int | None = None) -> int:
     if new_v < 0.9 * v:
         new_v += divisor
     return new_v
+
+
+def init_conv_norm_linear(model, linear_init) -> None:
+    """torchvision's init of MobileNet / EfficientNet: convs kaiming-normal (fan_out) with zero bias, norms 1/0,
+    each Linear by ``linear_init(weight)`` with zero bias."""
+    from ...torch import nn
+    for m in model.modules():
+        if isinstance(m, nn.Conv2d):
+            nn.init.kaiming_normal_(m.weight, mode="fan_out")
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+        elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
+            nn.init.ones_(m.weight)
+            nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.Linear):
+            linear_init(m)
+            nn.init.zeros_(m.bias)

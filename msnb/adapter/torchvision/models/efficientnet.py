@@ -16,7 +16,7 @@ from functools import partial
 from ... import torch
 from ...torch import nn
 from . import _weights as W
-from ._utils import build_with_weights, make_divisible
+from ._utils import build_with_weights, init_conv_norm_linear, make_divisible
 from .mobilenetv2 import Conv2dNormActivation
 
 __all__ = ["EfficientNet", "MBConvConfig", "FusedMBConvConfig", "MBConv", "FusedMBConv", "efficientnet_b0",
@@ -151,11 +151,7 @@ class FusedMBConv(nn.Module):
         self.stochastic_depth = StochasticDepth(stochastic_depth_prob, "row")
         self.out_channels = cnf.out_channels
 
-    def forward(self, input):
-        result = self.block(input)
-        if self.use_res_connect:
-            result = self.stochastic_depth(result) + input
-        return result
+    forward = MBConv.forward
 
 
 class EfficientNet(nn.Module):
@@ -191,18 +187,8 @@ class EfficientNet(nn.Module):
         self.avgpool = nn.AdaptiveAvgPool2d(1)
         self.classifier = nn.Sequential(nn.Dropout(p=dropout, inplace=True), nn.Linear(last_out, num_classes))
 
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                bound = 1.0 / math.sqrt(m.out_features)
-                nn.init.uniform_(m.weight, -bound, bound)
-                nn.init.zeros_(m.bias)
+        init_conv_norm_linear(self, lambda m: nn.init.uniform_(m.weight, -1.0 / math.sqrt(m.out_features),
+                                                               1.0 / math.sqrt(m.out_features)))
 
     def _forward_impl(self, x):
         x = self.avgpool(self.features(x))
