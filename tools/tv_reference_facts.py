@@ -78,6 +78,9 @@ def tiny_models():
                     mod.running_var.uniform_(0.5, 1.5)
                     mod.weight.uniform_(0.5, 1.5)
                     mod.bias.uniform_(-0.1, 0.1)
+            if hasattr(m, "heads"):  # ViT's head starts at zero: give it weights so the output tests the network
+                m.heads.head.weight.normal_(std=0.5)
+                m.heads.head.bias.uniform_(-0.1, 0.1)
             x = torch.randn(2, 3, size, size)
             y = m(x)
         out[name] = dict(state_dict=m.state_dict(), input=x, output=y)
