@@ -402,6 +402,21 @@ PARTIAL = {
                                "slow for many RoIs or large adaptive grids), values gathered with msnb's ops; "
                                "gradients reach input only, as torchvision's"
        for n in ("roi_align", "roi_pool", "RoIAlign", "RoIPool")},
+    # --- tvmodels: EfficientNet / ViT / ResNet-101+ and their weights ---
+    **{f"torchvision.models.{m}": "pretrained weights load only from torchvision's local cache "
+                                  "($TORCH_HOME/hub/checkpoints/<file>), never downloaded"
+       for m in ("resnet101", "resnet152", "resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d",
+                 "wide_resnet50_2", "wide_resnet101_2", *[f"efficientnet_b{i}" for i in range(8)],
+                 "efficientnet_v2_s", "efficientnet_v2_m", "efficientnet_v2_l", "vit_b_16", "vit_b_32", "vit_l_16",
+                 "vit_l_32", "vit_h_14")},
+    "torchvision.models.VisionTransformer": "conv_stem_configs is not supported",
+    **{f"torchvision.models.{e}_Weights": "transforms() and meta['num_params'/'min_size'] as torchvision; "
+                                          "meta['categories'] is not provided; files only from the local cache"
+       for e in ("ResNet101", "ResNet152", "ResNeXt50_32X4D", "ResNeXt101_32X8D", "ResNeXt101_64X4D",
+                 "Wide_ResNet50_2", "Wide_ResNet101_2", *[f"EfficientNet_B{i}" for i in range(8)],
+                 "EfficientNet_V2_S", "EfficientNet_V2_M", "EfficientNet_V2_L", "ViT_B_16", "ViT_B_32", "ViT_L_16",
+                 "ViT_L_32", "ViT_H_14")},
+    # --- end tvmodels ---
 }
 
 # --- torch.multiprocessing, utils.tensorboard, backends.mps, nn.attention, sparse semi-structured,

@@ -343,8 +343,8 @@ def test_legacy_pretrained_false_warns_like_torchvision():
 
 
 def test_unknown_weights_enums_and_models_are_reported():
-    with pytest.raises(AttributeError, match="ViT_B_16_Weights is not supported by msnb: pretrained weights"):
-        models.ViT_B_16_Weights
+    with pytest.raises(AttributeError, match="Swin_T_Weights is not supported by msnb: pretrained weights"):
+        models.Swin_T_Weights
     with pytest.raises(AttributeError, match="has no attribute 'resnet9000'"):
         models.resnet9000
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ... import torch
 from ...torch import nn
-from ._utils import handle_weights, make_divisible
+from ._utils import handle_weights, init_conv_norm_linear, make_divisible
 
 __all__ = ["MobileNetV2", "mobilenet_v2"]
 
@@ -114,17 +114,7 @@ class MobileNetV2(nn.Module):
         self.features = nn.Sequential(*features)
         self.classifier = nn.Sequential(nn.Dropout(p=dropout), nn.Linear(self.last_channel, num_classes))
 
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+        init_conv_norm_linear(self, lambda m: nn.init.normal_(m.weight, 0, 0.01))
 
     def _forward_impl(self, x):
         x = self.features(x)

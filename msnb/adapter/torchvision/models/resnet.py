@@ -1,4 +1,4 @@
-"""msnb implementation of ``torchvision.models.resnet`` (ResNet-18/34/50).
+"""msnb implementation of ``torchvision.models.resnet`` (ResNet-18..152, ResNeXt, Wide ResNet).
 
 Same module tree, attribute names, ``state_dict`` keys and default
 initialisation as torchvision 0.2x, so a checkpoint saved from torchvision
@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from ... import torch
 from ...torch import nn
-from ._utils import handle_weights
+from ._utils import build_with_weights, handle_weights
+from . import _weights as W
 
-__all__ = ["ResNet", "resnet18", "resnet34", "resnet50"]
+__all__ = ["ResNet", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext50_32x4d",
+           "resnext101_32x8d", "resnext101_64x4d", "wide_resnet50_2", "wide_resnet101_2"]
 
 
 def conv3x3(in_planes, out_planes, stride=1, groups=1, dilation=1):
@@ -182,3 +184,50 @@ def resnet34(*, weights=None, progress=True, **kwargs):
 def resnet50(*, weights=None, progress=True, **kwargs):
     """msnb implementation of ``torchvision.models.resnet50``; ``weights`` must be None (no downloads)."""
     return _resnet("resnet50", Bottleneck, [3, 4, 6, 3], weights, kwargs)
+
+
+def _pretrainable(name, enum, block, layers, weights, kwargs):
+    """A ResNet whose ``weights`` load from torchvision's local hub cache when the file is there."""
+    return build_with_weights(name, enum, weights, kwargs, lambda **kw: ResNet(block, layers, **kw))
+
+
+def resnet101(*, weights=None, progress=True, **kwargs):
+    """msnb implementation of ``torchvision.models.resnet101``."""
+    return _pretrainable("resnet101", W.ResNet101_Weights, Bottleneck, [3, 4, 23, 3], weights, kwargs)
+
+
+def resnet152(*, weights=None, progress=True, **kwargs):
+    """msnb implementation of ``torchvision.models.resnet152``."""
+    return _pretrainable("resnet152", W.ResNet152_Weights, Bottleneck, [3, 8, 36, 3], weights, kwargs)
+
+
+def _grouped(name, enum, layers, groups, width, weights, kwargs):
+    """ResNeXt / Wide ResNet: a Bottleneck ResNet whose 3x3 convs are grouped or widened."""
+    kwargs.setdefault("groups", groups)
+    kwargs.setdefault("width_per_group", width)
+    return _pretrainable(name, enum, Bottleneck, layers, weights, kwargs)
+
+
+def resnext50_32x4d(*, weights=None, progress=True, **kwargs):
+    """msnb implementation of ``torchvision.models.resnext50_32x4d``."""
+    return _grouped("resnext50_32x4d", W.ResNeXt50_32X4D_Weights, [3, 4, 6, 3], 32, 4, weights, kwargs)
+
+
+def resnext101_32x8d(*, weights=None, progress=True, **kwargs):
+    """msnb implementation of ``torchvision.models.resnext101_32x8d``."""
+    return _grouped("resnext101_32x8d", W.ResNeXt101_32X8D_Weights, [3, 4, 23, 3], 32, 8, weights, kwargs)
+
+
+def resnext101_64x4d(*, weights=None, progress=True, **kwargs):
+    """msnb implementation of ``torchvision.models.resnext101_64x4d``."""
+    return _grouped("resnext101_64x4d", W.ResNeXt101_64X4D_Weights, [3, 4, 23, 3], 64, 4, weights, kwargs)
+
+
+def wide_resnet50_2(*, weights=None, progress=True, **kwargs):
+    """msnb implementation of ``torchvision.models.wide_resnet50_2`` (bottleneck width doubled)."""
+    return _grouped("wide_resnet50_2", W.Wide_ResNet50_2_Weights, [3, 4, 6, 3], 1, 128, weights, kwargs)
+
+
+def wide_resnet101_2(*, weights=None, progress=True, **kwargs):
+    """msnb implementation of ``torchvision.models.wide_resnet101_2`` (bottleneck width doubled)."""
+    return _grouped("wide_resnet101_2", W.Wide_ResNet101_2_Weights, [3, 4, 23, 3], 1, 128, weights, kwargs)
