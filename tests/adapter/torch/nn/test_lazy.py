@@ -106,3 +106,28 @@ def test_uninitialized_parameter_refuses_values():
 def test_lazy_conv_rejects_bad_rank():
     with pytest.raises(RuntimeError, match="Expected 3D"):
         mt.nn.LazyConv2d(2, 3)(mt.zeros(3, 4))
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda t: t.nn.Sequential(t.nn.LazyLinear(8), t.nn.ReLU(), t.nn.LazyLinear(1)), (5, 4)),
+    (lambda t: t.nn.Sequential(t.nn.LazyConv2d(3, 2), t.nn.LazyBatchNorm2d(), t.nn.Flatten(), t.nn.LazyLinear(2)),
+     (2, 4, 5, 5)),
+    (lambda t: t.nn.Sequential(t.nn.LazyConvTranspose1d(3, 2, groups=1), t.nn.LazyBatchNorm1d()), (2, 4, 6)),
+], ids=["linear", "conv-batchnorm", "conv-transpose"])
+def test_a_checkpoint_fills_an_uninitialized_lazy_model(tmp_path, make, shape):
+    """d2l saves a trained lazy MLP and loads it into a fresh, never-run one:
+    the placeholders take the checkpoint's shapes and values, as in PyTorch."""
+    x = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+    results = []
+    for lib in (real, mt):
+        lib.manual_seed(0)
+        net = make(lib).eval()
+        y = net(lib.tensor(x))
+        lib.save(net.state_dict(), tmp_path / f"{lib.__name__}.params")
+        clone = make(lib).eval()
+        clone.load_state_dict(lib.load(tmp_path / f"{lib.__name__}.params"))
+        y2 = clone(lib.tensor(x))
+        np.testing.assert_array_equal(y2.detach().numpy(), y.detach().numpy())
+        results.append(([type(m).__name__ for m in clone], list(clone.state_dict()),
+                        [tuple(v.shape) for v in clone.state_dict().values()], repr(clone)))
+    assert results[0] == results[1]

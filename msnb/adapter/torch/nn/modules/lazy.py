@@ -42,9 +42,19 @@ class LazyModuleMixin:
                 self.initialize_parameters(*args, **kwargs)
             if self.has_uninitialized_params():
                 raise RuntimeError(f"module {type(self).__name__} has not been fully initialized")
-            if self.cls_to_become is not None:
-                self.__class__ = self.cls_to_become
+        if self.cls_to_become is not None:  # also after a checkpoint filled the placeholders
+            self.__class__ = self.cls_to_become
         return Module.__call__(self, *args, **kwargs)
+
+    def _lazy_materialize(self, name, shape):
+        """``load_state_dict`` met placeholder ``name``: give it the checkpoint's ``shape``
+        (PyTorch's lazy load hook); values are copied in afterwards, nothing is re-initialised."""
+        _materialize(self, name, shape)
+        self._infer_sizes(name, shape)
+
+    def _infer_sizes(self, name, shape):
+        """The input size a checkpoint's tensor ``name`` of ``shape`` implies (PyTorch: only
+        LazyLinear's ``in_features``; convolutions and norms keep 0 until their first call)."""
 
     def _check_initialized(self, what):
         if self.has_uninitialized_params():
@@ -79,6 +89,10 @@ class LazyLinear(LazyModuleMixin, Linear):
     def reset_parameters(self):
         if not self.has_uninitialized_params() and self.in_features != 0:
             super().reset_parameters()
+
+    def _infer_sizes(self, name, shape):
+        if name == "weight" and len(shape) == 2:
+            self.in_features = int(shape[1])
 
     def initialize_parameters(self, input, *args, **kwargs):
         self.in_features = int(input.shape[-1])
@@ -186,6 +200,15 @@ class _LazyNormBase(LazyModuleMixin):
     def reset_parameters(self):
         if not self.has_uninitialized_params() and self.num_features != 0:
             super().reset_parameters()
+
+    def _lazy_materialize(self, name, shape):  # num_features stays 0 until the first call, as in PyTorch
+        if name in ("running_mean", "running_var"):  # buffers: plain tensors, not parameters
+            self._drop(name)
+            self.register_buffer(name, zeros(*shape, dtype=self.__dict__.get("_lazy_dtype")))
+            if "num_batches_tracked" in self._buffers:  # PyTorch's buffer order
+                self._buffers["num_batches_tracked"] = self._buffers.pop("num_batches_tracked")
+        else:
+            _materialize(self, name, shape)
 
     def initialize_parameters(self, input, *args, **kwargs):
         self.num_features = int(input.shape[1] if input.dim() > 1 else input.shape[0])
