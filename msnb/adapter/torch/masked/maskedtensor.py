@@ -23,8 +23,10 @@ is made and stay, so only programs that use MaskedTensor pay for the check):
 Autograd runs on the data: an op's gradient path sees the masked-out inputs
 replaced by 0 (the forward values are PyTorch's, computed on the raw data),
 so NaN / inf in masked-out elements never reach a gradient - the tutorial's
-``where`` and ``nansum`` cases.  ``grad`` is a MaskedTensor with the input's
-mask.  Unlike PyTorch, a plain tensor's ``.grad`` stays a plain tensor (PyTorch
+``where`` and ``nansum`` cases.  ``grad`` (and ``torch.autograd.grad`` to a
+MaskedTensor) is a MaskedTensor with the input's mask (PyTorch propagates the
+mask of the gradient instead: an input reached only through masked-out
+outputs gets a fully masked-out gradient there, a masked-in 0 here).  Unlike PyTorch, a plain tensor's ``.grad`` stays a plain tensor (PyTorch
 makes it a MaskedTensor once a MaskedTensor took part; the masked-in values
 agree, elements that only fed masked-out values hold what the chain rule gives
 where PyTorch prints ``--``).
@@ -378,6 +380,28 @@ def _function(fn, qualname, args, kwargs):
 
 
 _hook.OVERRIDES[MaskedTensor] = _function
+
+
+def _seq(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def masked_in(*values) -> bool:
+    """Whether a MaskedTensor is among ``values`` (each a value or a tuple / list of them)."""
+    return bool(_HOOKED) and any(isinstance(v, MaskedTensor) for x in values for v in _seq(x))
+
+
+def masked_grad(grad, outputs, inputs, grad_outputs, **kwargs):
+    """``torch.autograd.grad`` with MaskedTensor outputs / inputs: run on their data; a MaskedTensor input's
+    gradient is a MaskedTensor with that input's mask."""
+    ins = _seq(inputs)
+    data = [x._masked_data if isinstance(x, MaskedTensor) else x for x in ins]
+    outs = [x._masked_data if isinstance(x, MaskedTensor) else x for x in _seq(outputs)]
+    if grad_outputs is not None:
+        grad_outputs = [g.to_tensor(0) if isinstance(g, MaskedTensor) else g for g in _seq(grad_outputs)]
+    res = grad(outs, data, grad_outputs, **kwargs)
+    return tuple(MaskedTensor(g, i._masked_mask) if isinstance(i, MaskedTensor) and g is not None else g
+                 for g, i in zip(res, ins))
 
 
 def is_masked_tensor(obj) -> bool:

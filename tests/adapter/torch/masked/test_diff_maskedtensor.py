@@ -134,6 +134,19 @@ def test_masked_out_nan_does_not_reach_a_gradient():
     same(prog)
 
 
+def test_autograd_grad_of_and_to_masked_tensors():
+    """The tutorial's nansum case through torch.autograd.grad, and a gradient to a MaskedTensor input."""
+    a = np.array([1., 2., np.nan], dtype=np.float32)
+
+    def prog(t, m):
+        b = t.tensor(1.0, requires_grad=True)
+        gb, = t.autograd.grad(t.sum(m(a, ~np.isnan(a)) * b), b)
+        x = m(D, M, requires_grad=True)
+        gx, = t.autograd.grad(t.exp(x).sum(), x)
+        return plain(t, gb), gx
+    same(prog)
+
+
 def test_as_masked_tensor_keeps_history():
     def prog(t, m):
         x = t.tensor([1., 1.], requires_grad=True)
