@@ -26,7 +26,9 @@ so NaN / inf in masked-out elements never reach a gradient - the tutorial's
 ``where`` and ``nansum`` cases.  ``grad`` (and ``torch.autograd.grad`` to a
 MaskedTensor) is a MaskedTensor with the input's mask (PyTorch propagates the
 mask of the gradient instead: an input reached only through masked-out
-outputs gets a fully masked-out gradient there, a masked-in 0 here).  Unlike PyTorch, a plain tensor's ``.grad`` stays a plain tensor (PyTorch
+outputs gets a fully masked-out gradient there, a masked-in 0 here; and a
+masked-in element in the branch ``torch.where`` does not take still gets the
+chain rule's 0 * inf = NaN, as with plain tensors, where PyTorch masks it out).  Unlike PyTorch, a plain tensor's ``.grad`` stays a plain tensor (PyTorch
 makes it a MaskedTensor once a MaskedTensor took part; the masked-in values
 agree, elements that only fed masked-out values hold what the chain rule gives
 where PyTorch prints ``--``).
@@ -358,7 +360,7 @@ def _where(condition, input, other):
         if isinstance(x, MaskedTensor):
             return x, x._masked_data, x._masked_mask
         t = x if isinstance(x, torch.Tensor) else torch.full((), x, dtype=like._masked_data.dtype)
-        return None, t, torch.zeros(tuple(t.shape), dtype=torch.bool)
+        return None, t, torch.ones(tuple(t.shape), dtype=torch.bool)  # a plain operand is masked-in
     like = input if isinstance(input, MaskedTensor) else other
     a, ad, am = parts(input, like)
     b, bd, bm = parts(other, like)

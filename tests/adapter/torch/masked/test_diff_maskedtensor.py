@@ -109,6 +109,12 @@ def test_where_picks_data_and_mask():
     same(lambda t, m: t.where(t.tensor(cond), m(D, M), m(D * 3, ~M)))
 
 
+def test_where_with_a_plain_operand_counts_it_masked_in():
+    """The tutorial's where(b, a / 0, c) with a plain c: PyTorch's result is c, masked-in."""
+    same(lambda t, m: (t.where(t.tensor(False), m(np.float32(2.0), np.bool_(True)) / 0, t.ones(())),
+                       t.where(t.tensor(D > 0), m(D, M), t.tensor(D * 5)), t.where(t.tensor(D > 0), m(D, M), 0.0)))
+
+
 def test_where_gradient_has_no_nan_where_plain_torch_has_one():
     """The tutorial's case: exp(100) overflows in the branch where() does not take."""
     x = np.array([-10., -5, 0, 5, 10, 50, 60, 70, 80, 90, 100], dtype=np.float32)
