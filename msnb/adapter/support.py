@@ -667,6 +667,19 @@ PARTIAL.update({
                                                                 "keep_submodule_prefixes are ignored",
 })
 
+# --- torch.masked.MaskedTensor (msnb/adapter/torch/masked/maskedtensor.py; docs/masked-tensor.md) -------------
+_MASKED_TENSOR = ("strided layout only (sparse COO / CSR data or mask raise msnb's unsupported error); unary and "
+                  "binary elementwise ops (binary MaskedTensors need equal masks: PyTorch's ValueError), sum / "
+                  "mean / prod / amax / amin / argmax / argmin / all, softmax / log_softmax, where, indexing, "
+                  "transpose / t / reshape / view / flatten / unsqueeze; other torch functions on it raise msnb's "
+                  "unsupported error (as do permute / T / squeeze / any, which PyTorch 2.13 also lacks); "
+                  "isinstance(mt, torch.Tensor) is False; a plain tensor's .grad stays a plain tensor (PyTorch "
+                  "makes it a MaskedTensor): masked-in values agree, elements that only fed masked-out values "
+                  "hold the chain rule's value where PyTorch prints --, and a gradient through the branch "
+                  "torch.where does not take is the chain rule's (0 * inf = NaN) where PyTorch masks it out; once a MaskedTensor exists msnb's torch "
+                  "functions run through the torch.fx wrappers (a check per call)")
+PARTIAL.update({f"torch.masked.{n}": _MASKED_TENSOR for n in ("MaskedTensor", "masked_tensor", "as_masked_tensor")})
+
 
 def _public_names(modname: str) -> list[str]:
     import importlib

@@ -52,6 +52,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """msnb implementation of ``torch.autograd.grad``."""
+    from ..masked.maskedtensor import masked_in, masked_grad
+    if masked_in(outputs, inputs):  # gradients of / to MaskedTensors: computed on their data
+        return masked_grad(grad, outputs, inputs, grad_outputs, retain_graph=retain_graph, create_graph=create_graph,
+                           allow_unused=allow_unused, materialize_grads=materialize_grads)
     outputs = _as_tuple(outputs)
     single = not isinstance(inputs, (tuple, list))
     inputs = _as_tuple(inputs)

@@ -7,7 +7,7 @@ elements are replaced by the operation's identity (0 for ``sum``, 1 for
 ``amin`` / ``softmin``, NaN for ``median``) before the ordinary op runs, so
 fully masked-out rows give that identity's result (``mean`` / ``var`` give
 NaN).  ``dim=None`` or ``()`` reduces over every dimension.  Gradients come
-from the msnb ops these are made of.  ``MaskedTensor`` is not supported.
+from the msnb ops these are made of.  ``MaskedTensor`` lives in :mod:`.maskedtensor`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from .._ops import pointwise as P, reduction as Rd
 from .._ops.creation import full
 
 __all__ = ["sum", "prod", "cumsum", "cumprod", "amax", "amin", "argmax", "argmin", "mean", "median", "norm",
-           "var", "std", "softmax", "log_softmax", "softmin", "normalize", "logsumexp", "logaddexp"]
+           "var", "std", "softmax", "log_softmax", "softmin", "normalize", "logsumexp", "logaddexp",
+           "MaskedTensor", "masked_tensor", "as_masked_tensor", "is_masked_tensor"]
 
 _SMALL_INTS = ("uint8", "bool", "int8", "int16", "int32")
 
@@ -276,6 +277,9 @@ def normalize(input, ord, dim, *, eps=1e-12, dtype=None, mask=None):
     nrm = norm(input, ord, dim, keepdim=True, dtype=dtype, mask=mask)
     return P.div(x, P.maximum(nrm, full((), eps, dtype=nrm.dtype)))
 
+
+
+from .maskedtensor import MaskedTensor, masked_tensor, as_masked_tensor, is_masked_tensor  # noqa: E402
 
 
 def __getattr__(name):
