@@ -129,6 +129,7 @@ class _Chain:
         self.specs = []
         self.event_writes = {}  # input position -> index of the event that last wrote it
         self.done = 0  # replay: events whose writes are due
+        self.arg_pos = []  # record: per module event, the input slot of each tensor argument (or None)
 
     def locate(self, t):
         for k, flat in enumerate(self.flats):
@@ -151,41 +152,51 @@ class _Entry:
         self.targets = ()  # input positions receiving gradients
         self.clip_targets = ()  # target indices, in the clip call's order
         self.commit = ()  # (input position, output position): written back at step()
+        self.arg_pos = ()  # per module event: input slot of each tensor argument (None: not an input)
         self.n = 0
 
 
 # --- gathering a step's inputs ----------------------------------------------------------
 
 def _frame_tensors(frame, Tensor):
-    out = []
+    """The calling frame's tensor variables: bare names first, then the elements of
+    short lists and tuples (a name like ``y`` is "this step's value"; ``ys[3]`` is not)."""
+    names, elems = [], []
     if frame is None:
-        return out
+        return names
     for name, v in list(frame.f_locals.items()):
         if name.startswith("_"):
             continue
         if isinstance(v, Tensor):
-            out.append(((name,), v))
+            names.append(((name,), v))
         elif type(v) in (tuple, list) and len(v) <= 8:
             for i, e in enumerate(v):
                 if isinstance(e, Tensor):
-                    out.append(((name, i), e))
-    return out
+                    elems.append(((name, i), e))
+    return names + elems
 
 
-def _gather(leaves, frame, sig):
-    """``(tensors, gsig)``: every tensor the step may read, and their roles and metas."""
+def _gather(leaves, frame, sig, record=False):
+    """``(tensors, gsig)``: every tensor the step may read, and their roles and metas.
+
+    Each role (argument, parameter, frame variable, ...) has its own input slot, so
+    the signature does not depend on which frame variable happens to be the same
+    object as the model's input this step (``x = xs[i]``).  MindSpore's recorder
+    maps a tensor object to one input, the first slot holding it (arguments, then
+    parameters and optimizer state, then bare names, then list elements); when
+    ``record`` is set, later slots holding the same object get a stand-in of the
+    same shape that the graph never reads.  A replay passes the real objects."""
     Tensor = _tensor_cls()
-    items, seen = [], set()
+    items, keys, seen = [], set(), set()
 
     def add(role, ident, t):
-        if id(t) not in seen:
-            seen.add(id(t))
-            items.append((role, ident, t))
+        if (role, ident) in keys:
+            return
+        keys.add((role, ident))
+        items.append((role, ident, t))
 
     for i, t in enumerate(leaves):
         add("a", i, t)
-    for path, t in _frame_tensors(frame, Tensor):
-        add("l", path, t)
     for d in sig:
         o = _obj(d[1]) if d[0] in ("m", "s") else None
         if d[0] == "m" and o is not None:
@@ -203,9 +214,26 @@ def _gather(leaves, frame, sig):
                     for k in sorted(st, key=str):
                         if isinstance(st[k], Tensor):
                             add("s", (id(p), k), st[k])
-    tensors = tuple(t for _, _, t in items)
+    for path, t in _frame_tensors(frame, Tensor):
+        add("l", path, t)
     gsig = tuple((r, ident, tuple(t.shape), t.dtype, t.requires_grad) for r, ident, t in items)
-    return tensors, gsig
+    tensors = []
+    for _, _, t in items:
+        if record and id(t) in seen:
+            t = t.detach().clone()  # an alias: its own slot, read by nothing in the graph
+        seen.add(id(t))
+        tensors.append(t)
+    return tuple(tensors), gsig
+
+
+def _same_inputs(ch, k, leaves) -> bool:
+    """At a replay: event ``k``'s tensor arguments that were step inputs when it was
+    recorded are the objects in those input slots now (``criterion(out, ys[i])``
+    with another ``i`` is not the recorded step)."""
+    at = ch.entry.arg_pos
+    if k >= len(at):
+        return True
+    return all(p is None or (j < len(leaves) and leaves[j] is ch.tensors[p]) for j, p in enumerate(at[k]))
 
 
 def _eligible(sig) -> str | None:
@@ -262,10 +290,11 @@ def _module_event(module, args, kwargs, eager):
     if ch.mode == "record":
         if not _expect(ch, k, desc):
             return _observed(ch, _gmod.call(module, args, kwargs, eager), Tensor)
-        return _record_module(ch, eager, args, kwargs, Tensor)
-    if ch.mode == "replay":
-        if _expect(ch, k, desc):
+        return _record_module(ch, eager, args, kwargs, Tensor, leaves)
+    if ch.mode == "replay" and _expect(ch, k, desc):
+        if _same_inputs(ch, k, leaves):
             return _replay_module(ch, k, module, args, kwargs, eager, leaves, spec)
+        _leave_replay(ch, k)
     return _observed(ch, _gmod.call(module, args, kwargs, eager), Tensor)
 
 
@@ -294,12 +323,18 @@ def _expect(ch, k, desc) -> bool:
             if _tries[ch.first] >= _MAX_TRIES:
                 _fail(ch, "it changes from step to step (e.g. the learning rate or the calls it makes)", "", "")
     elif ch.mode == "replay":
-        _commit(ch, k)  # the events before this one did happen (e.g. BatchNorm statistics)
-        _diverged(ch)
-        note("a training step did something else than the recorded one; it ran as separate graphs from there "
-             "(nothing of the compiled step's update was committed)")
+        _leave_replay(ch, k)
     ch.mode = "diverged"
     return False
+
+
+def _leave_replay(ch, k) -> None:
+    """A replayed step whose event ``k`` is not the recorded one: it runs on region by region."""
+    _commit(ch, k)  # the events before this one did happen (e.g. BatchNorm statistics)
+    _diverged(ch)
+    note("a training step did something else than the recorded one; it ran as separate graphs from there "
+         "(nothing of the compiled step's update was committed)")
+    ch.mode = "diverged"
 
 
 def _commit(ch, upto) -> None:
@@ -373,7 +408,7 @@ def _start(desc, module, args, kwargs, eager, leaves, spec, frame):
             return _replay_module(ch, 0, module, args, kwargs, eager, leaves, spec)
     if predicted is not None and predicted not in _compiled and _tries.get(desc, 0) < _MAX_TRIES \
             and _eligible(predicted) is None:
-        tensors, gsig = _gather(leaves, frame, predicted)
+        tensors, gsig = _gather(leaves, frame, predicted, record=True)
         file = frame.f_code.co_filename if frame is not None else ""
         rec = Recording(f"msnb_step_{len(_compiled)}_{_counts['recorded']}.step", tensors, (file, _line(frame)))
         rec.params_out = True
@@ -393,11 +428,13 @@ def _start(desc, module, args, kwargs, eager, leaves, spec, frame):
             return _gmod.call(module, args, kwargs, eager)
         ch.mode, ch.rec, ch.tensors, ch.gsig, ch.event_writes = "record", rec, tensors, gsig, event_writes
         ch.clip_pre = None
-        return _record_module(ch, eager, args, kwargs, _tensor_cls())
+        return _record_module(ch, eager, args, kwargs, _tensor_cls(), leaves)
     return _observed(ch, _gmod.call(module, args, kwargs, eager), _tensor_cls())
 
 
-def _record_module(ch, eager, args, kwargs, Tensor):
+def _record_module(ch, eager, args, kwargs, Tensor, leaves):
+    pos = ch.rec._pos
+    ch.arg_pos.append(tuple(pos.get(id(a)) for a in leaves))
     _NOW[0] = len(ch.events) - 1
     try:
         out = eager(args, kwargs)
@@ -556,6 +593,7 @@ def _close(ch) -> None:
         e.diffs.append(tuple(i for i, o in enumerate(flat) if o.requires_grad))
         outs.extend(flat)
     e.specs = ch.specs
+    e.arg_pos = tuple(ch.arg_pos)
     e.n_flat = len(outs)
     e.targets = ch.targets
     e.clip = ch.clip_pre is not None

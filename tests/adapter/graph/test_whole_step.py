@@ -68,13 +68,14 @@ def _run(opt_name, steps=6, clip=None, item_mid=None, skip=None, bn=False, lr_pe
     return losses, {k: v.numpy().copy() for k, v in net.state_dict().items()}, grads, state, replays
 
 
-def _both(**kw):
+def _both(run=None, **kw):
+    run = run or _run
     graph.set_enabled(False)
-    eager = _run(**kw)
+    eager = run(**kw)
     graph.reset()
     whole.reset()
     graph.set_enabled(True)
-    compiled = _run(**kw)
+    compiled = run(**kw)
     return eager, compiled
 
 
@@ -206,3 +207,48 @@ def test_an_error_inside_a_recorded_step_leaves_no_recording_open(fresh):
     assert capture.current() is None
     one()
     assert whole.stats()["replayed"] == 2
+
+
+def _run_lists(steps=6, by_name=True):
+    """The batches held in short lists in the frame (``x = xs[i]``): one element is
+    the model's input, and which one changes at every step."""
+    torch.manual_seed(0)
+    xs = [x for x, _ in _data()]
+    ys = [y for _, y in _data()]
+    net, criterion = MLP(), nn.CrossEntropyLoss()
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+    losses, replays = [], []
+    for i in range(steps):
+        x = xs[i % len(xs)]
+        if by_name:
+            y = ys[i % len(ys)]
+        r0 = graph.stats()["replays"]
+        out = net(x)
+        loss = criterion(out, y) if by_name else criterion(out, ys[i % len(ys)])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+        replays.append(graph.stats()["replays"] - r0)
+    return losses, {k: v.numpy().copy() for k, v in net.state_dict().items()}, replays
+
+
+def test_a_list_of_batches_in_the_frame_still_replays(fresh):
+    """The step's signature must not depend on which list element is the input."""
+    (le, se, _), (lg, sg, replays) = _both(_run_lists)
+    np.testing.assert_allclose(lg, le, rtol=1e-4)
+    for k in se:
+        np.testing.assert_allclose(sg[k], se[k], rtol=1e-4, atol=1e-6)
+    assert whole.stats()["recorded"] == 1
+    assert replays[3:] == [1] * (len(replays) - 3), replays
+    assert whole.stats()["diverged"] == 0
+
+
+def test_a_target_read_from_a_list_by_index_is_not_baked_in(fresh):
+    """``criterion(out, ys[i])``: the recorded target slot is ``ys[i]`` of the recorded
+    step; a replay with another ``i`` must not use it (it runs region by region)."""
+    (le, se, _), (lg, sg, _) = _both(_run_lists, steps=5, by_name=False)
+    np.testing.assert_allclose(lg, le, rtol=1e-4)
+    for k in se:
+        np.testing.assert_allclose(sg[k], se[k], rtol=1e-4, atol=1e-6)
+    assert whole.stats()["diverged"] >= 1
