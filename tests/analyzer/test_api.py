@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -200,12 +199,14 @@ def test_pathological_input_never_crashes(src):
     assert all(isinstance(f, Finding) for f in findings)
 
 
-def test_very_large_cell_is_fast():
+def test_very_large_cell_is_analyzed_whole_or_stopped_by_its_budget():
+    """A 4500-line cell: every in-place op is found, or the analyzer's own time
+    budget stops it with MSN002 after the findings it made (no wall-clock
+    assertion here: the budget is the analyzer's, benchmarks/analyzer_speed.py
+    measures the speed)."""
     line_block = ("x{i} = torch.ones(3).cuda()\nx{i}.add_(1)\nprint(f'{{x{i}.sum():.2f}}')\n")
     src = "import torch\n" + "".join(line_block.format(i=i) for i in range(1500))
-    start = time.perf_counter()
     findings = analyze(src, mode="graph", registry={})
-    assert time.perf_counter() - start < 10
     inplace = [f for f in findings if f.rule == "MSN201"]
     stopped = [f for f in findings if f.rule == "MSN002"]  # over the size limit: a time budget applies
     assert len(inplace) == 1500 or (stopped and all(f.line < stopped[0].line for f in inplace))

@@ -38,7 +38,7 @@ class Distributed(Rule):
     they run as a world of one process (info: how to launch for real).
     ``torch.multiprocessing.spawn`` starts fresh msnb processes (info: its
     function must be picklable).  Names msnb does not implement
-    (``torch.distributed.rpc``, FSDP) make the cell fail when it reaches them
+    (``torch.distributed.pipelining``, ``torch.distributed.elastic``) make the cell fail when it reaches them
     (error).
 
     Fix safety: no automatic fix; the training script has to be launched
@@ -60,8 +60,8 @@ class Distributed(Rule):
                 severity=Severity.INFO),
         Invalid("import torch.distributed as dist\nop = dist.ReduceOp.SUM\n", line=2, col=6,
                 severity=Severity.INFO),
-        Invalid("import torch.distributed as dist\ndist.rpc.init_rpc('worker', rank=0, world_size=1)\n", line=2,
-                col=1, severity=Severity.ERROR),
+        Invalid("import torch.distributed as dist\nstage = dist.pipelining.pipeline(None, 2)\n", line=2,
+                col=9, severity=Severity.ERROR),
     ]
 
     def _check(self, node: ast.AST, ctx) -> None:
