@@ -69,6 +69,10 @@ def _missing_module_message(fullname: str, target_name: str) -> str:
     return f"No module named {fullname!r} (msnb's adapter has no {target_name!r})"
 
 
+#: ``__dict__`` key of an adapter module's own ``__spec__`` while an alias import runs
+_OWN_SPEC = "_msnb_own_spec"
+
+
 class AdapterFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Meta-path finder that answers aliased names with adapter modules."""
 
@@ -98,10 +102,16 @@ class AdapterFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         from msnb.runtime.docstrings import document
 
         document(module)
+        # importlib gives the returned module the alias's spec next; exec_module puts msnb's back, so
+        # relative imports inside its functions keep __package__ == __spec__.parent (no ImportWarning)
+        module.__dict__.setdefault(_OWN_SPEC, module.__spec__)
         return module
 
     def exec_module(self, module):
-        """Nothing to run: the adapter module is already imported."""
+        """Nothing to run: the adapter module is already imported; it keeps its own spec."""
+        own = module.__dict__.get(_OWN_SPEC)
+        if own is not None:
+            module.__spec__ = own
 
 
 class ImportScope:

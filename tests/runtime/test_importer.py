@@ -1,5 +1,6 @@
 """ImportScope: aliased names resolve to the adapter only inside the scope."""
 
+import importlib
 import sys
 import types
 
@@ -69,3 +70,19 @@ def test_is_adapter_object():
     fn = lambda: None  # noqa: E731
     fn.__module__ = "msnb.adapter.torch"
     assert is_adapter_object(fn)
+
+
+def test_an_aliased_import_keeps_the_adapter_modules_own_spec():
+    """importlib gives a module the alias's spec (``torch.nn.functional``); the
+    adapter puts its own back, so imports inside its functions resolve without
+    an ImportWarning (``__package__ != __spec__.parent``; sdpa imports lazily)."""
+    import warnings
+
+    with ImportScope():
+        F = importlib.import_module("torch.nn.functional")
+        torch = importlib.import_module("torch")
+        assert F.__spec__.name == F.__name__ == "msnb.adapter.torch.nn.functional"
+        x = torch.ones(1, 1, 2, 2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ImportWarning)
+            F.scaled_dot_product_attention(x, x, x)
