@@ -74,7 +74,10 @@ def apply(namespace: dict, module: str) -> None:
     for name in NATIVE_FUNCTIONS.get(module, ()):
         fn = namespace.get(name)
         if callable(fn) and not isinstance(fn, type) and getattr(fn, "__module__", "").startswith("msnb."):
-            namespace[name] = accepting_numpy_names(fn, name)
+            wrapped = accepting_numpy_names(fn, name)
+            if wrapped is not fn:  # pickled by reference (torch.multiprocessing, rpc): found where it now lives
+                wrapped.__module__, wrapped.__qualname__ = namespace["__name__"], name
+            namespace[name] = wrapped
 
 
 def apply_to_tensor(tensor_cls) -> None:

@@ -65,3 +65,13 @@ _REFUSED = {
 @pytest.mark.parametrize("name", sorted(_REFUSED))
 def test_python_level_functions_and_double_spellings_refuse(name):
     compare_raises(_REFUSED[name])
+
+
+def test_wrapped_functions_still_pickle_by_reference():
+    """``rpc_sync(worker, torch.add, ...)`` and ``mp.spawn`` pickle torch functions by
+    name: the spelling wrapper must be the object found at that name."""
+    import pickle
+
+    import msnb.adapter.torch as mt
+    for fn in (mt.add, mt.sum, mt.linalg.vector_norm, mt.special.logsumexp, mt.nn.functional.gelu):
+        assert pickle.loads(pickle.dumps(fn)) is fn

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
@@ -52,10 +54,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """msnb implementation of ``torch.autograd.grad``."""
-    from ..masked.maskedtensor import masked_in, masked_grad
-    if masked_in(outputs, inputs):  # gradients of / to MaskedTensors: computed on their data
-        return masked_grad(grad, outputs, inputs, grad_outputs, retain_graph=retain_graph, create_graph=create_graph,
-                           allow_unused=allow_unused, materialize_grads=materialize_grads)
+    masked = sys.modules.get("msnb.adapter.torch.masked.maskedtensor")  # none made if never imported
+    if masked is not None and masked.masked_in(outputs, inputs):  # gradients of / to MaskedTensors: on their data
+        return masked.masked_grad(grad, outputs, inputs, grad_outputs, retain_graph=retain_graph,
+                                  create_graph=create_graph, allow_unused=allow_unused,
+                                  materialize_grads=materialize_grads)
     outputs = _as_tuple(outputs)
     single = not isinstance(inputs, (tuple, list))
     inputs = _as_tuple(inputs)

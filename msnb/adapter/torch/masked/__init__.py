@@ -279,8 +279,13 @@ def normalize(input, ord, dim, *, eps=1e-12, dtype=None, mask=None):
 
 
 
-from .maskedtensor import MaskedTensor, masked_tensor, as_masked_tensor, is_masked_tensor  # noqa: E402
+_MASKED_TENSOR = ("MaskedTensor", "masked_tensor", "as_masked_tensor", "is_masked_tensor")
 
 
 def __getattr__(name):
+    # MaskedTensor loads on first use: importing it puts msnb's torch-function wrappers in place for the
+    # session (a check per torch call), which the masked reductions above do not need
+    if name in _MASKED_TENSOR:
+        from . import maskedtensor
+        return getattr(maskedtensor, name)
     raise missing_attribute("torch.masked", name)

@@ -66,8 +66,10 @@ _HOOKED = []
 
 
 def _hook_once():
-    """The torch-function wrappers stay in place from the first MaskedTensor on: ``torch.sum(masked_tensor(...))``
-    looks ``torch.sum`` up before its argument exists, so they cannot come and go with each MaskedTensor."""
+    """The torch-function wrappers are in place from the first use of ``torch.masked.masked_tensor``
+    (or the other MaskedTensor names: this module's import) on:
+    ``torch.sum(masked_tensor(...))`` looks ``torch.sum`` up before its argument exists, so
+    they cannot wait for the first MaskedTensor (nor come and go with each one)."""
     if not _HOOKED:
         _hook.acquire()
         _HOOKED.append(True)
@@ -422,6 +424,9 @@ def masked_tensor(data, mask, requires_grad=False):
 def as_masked_tensor(data, mask):
     """msnb implementation of ``torch.masked.as_masked_tensor``: keeps ``data``'s autograd history."""
     return MaskedTensor(data, mask)
+
+
+_hook_once()
 
 
 def __getattr__(name):

@@ -16,9 +16,11 @@ M = (np.arange(24).reshape(2, 3, 4) % 3 != 1)
 
 @pytest.fixture(autouse=True, scope="module")
 def _hook_put_back():
-    """A MaskedTensor leaves msnb's torch-function wrappers in place; later test modules expect them idle."""
-    yield
+    """``torch.masked`` puts msnb's torch-function wrappers in place when imported; later test modules
+    expect them idle, so they are put back after this module (and in place again if it resumes)."""
     from msnb.adapter.torch.masked import maskedtensor
+    maskedtensor._hook_once()
+    yield
     maskedtensor._unhook()
 
 
@@ -32,6 +34,29 @@ def run(program):
         out.append([repr(x) if isinstance(x, t.masked.MaskedTensor) else np.asarray(x.detach().numpy())
                     for x in (r if isinstance(r, tuple) else (r,))])
     return out
+
+
+def test_a_masked_tensor_made_inside_the_call_reaches_the_torch_function():
+    """A fresh session: ``from torch.masked import masked_tensor``, then ``torch.sum(masked_tensor(...))``
+    looks ``torch.sum`` up before the first MaskedTensor exists, so taking the name must already have
+    put the wrappers in place; the masked reductions alone and autograd.grad must not (a fresh
+    process: this one's wrappers are the fixture's)."""
+    import os
+    import subprocess
+    import sys
+    code = ("import msnb.adapter.torch as torch\n"
+            "from msnb.adapter.torch.fx import _hook\n"
+            "import msnb.adapter.torch.masked as masked\n"
+            "x = torch.tensor([1.0, 2.0, 4.0], requires_grad=True)\n"
+            "masked.sum(x, mask=torch.tensor([True, False, True])); torch.autograd.grad(x.sum(), x)\n"
+            "print(_hook.active())\n"
+            "from msnb.adapter.torch.masked import masked_tensor\n"
+            "m = torch.sum(masked_tensor(torch.tensor([1.0, 2.0, 4.0]), torch.tensor([True, False, True])))\n"
+            "print(m.get_data().item())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "GLOG_v": "3"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-2:] == ["False", "5.0"]
 
 
 def plain(t, grad):

@@ -217,12 +217,14 @@ def test_torch_functions_are_restored_when_no_nested_tensor_is_left():
     import gc
 
     from msnb.adapter.torch.fx import _hook
+    gc.collect()
+    holders = _hook._count  # others may hold them too (an imported torch.masked does, for good)
     original = vars(mt.nn.functional)["linear"]
     nt = mt.nested.nested_tensor([mt.ones(2, 3), mt.ones(1, 3)], layout=mt.jagged)
-    assert _hook.active() and vars(mt.nn.functional)["linear"] is not original
+    assert _hook.active() and _hook._count > holders
     out = mt.nn.functional.linear(nt, mt.ones(4, 3))
     assert out.is_nested and [c.shape[0] for c in out.unbind()] == [2, 1]
     del nt, out
     gc.collect()
-    assert not _hook.active()
-    assert vars(mt.nn.functional)["linear"] is original
+    assert _hook._count == holders
+    assert _hook.active() or vars(mt.nn.functional)["linear"] is original
