@@ -28,6 +28,21 @@ def _registered_class(q: str, registry) -> str | None:
     return None
 
 
+_NAMESPACES: dict[int, frozenset] = {}
+
+
+def _is_namespace(q: str, registry) -> bool:
+    """``torch.distributed.rpc`` itself (``import torch.distributed.rpc as rpc``): a module msnb has
+    when the registry holds names below it; what is used from it is checked name by name."""
+    key = id(registry)
+    spaces = _NAMESPACES.get(key)
+    if spaces is None:
+        spaces = frozenset(n.rsplit(".", i)[0] for n in registry for i in range(1, n.count(".")))
+        _NAMESPACES.clear()  # one registry at a time (the support list, or a test's own)
+        _NAMESPACES[key] = spaces
+    return q in spaces
+
+
 class Distributed(Rule):
     """What it does: finds ``torch.distributed.*``, ``DistributedDataParallel``
     / ``DataParallel`` and ``torch.multiprocessing.spawn``.
@@ -60,6 +75,7 @@ class Distributed(Rule):
                 severity=Severity.INFO),
         Invalid("import torch.distributed as dist\nop = dist.ReduceOp.SUM\n", line=2, col=6,
                 severity=Severity.INFO),
+        Invalid("import torch.distributed.rpc as rpc\nprint(rpc)\n", line=2, col=7, severity=Severity.INFO),
         Invalid("import torch.distributed as dist\nstage = dist.pipelining.pipeline(None, 2)\n", line=2,
                 col=9, severity=Severity.ERROR),
     ]
@@ -76,7 +92,7 @@ class Distributed(Rule):
                        message=f"`{q}` starts fresh msnb processes (as the 'spawn' start method does): the "
                                "function and its arguments must be picklable (defined at a module's top level)")
             return
-        if q in ctx.registry:
+        if q in ctx.registry or _is_namespace(q, ctx.registry):
             ctx.report(target, severity=Severity.INFO,
                        message=f"`{q}` runs on mindspore.communication: launch the script with `msnb launch`")
             return
