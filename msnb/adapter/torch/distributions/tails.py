@@ -18,7 +18,7 @@ import numbers
 from . import constraints
 from .continuous import Gamma
 from .distribution import Distribution, broadcast_all
-from .normal import Normal
+from .normal import Normal, _LocScale as _RealLocScale
 
 __all__ = ["Cauchy", "HalfCauchy", "HalfNormal", "LogNormal", "Gumbel", "Chi2", "StudentT"]
 
@@ -34,18 +34,8 @@ def _batch(*params):
     return () if all(isinstance(p, numbers.Number) for p in params) else None
 
 
-class _LocScale(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch = _batch(loc, scale)
-        super().__init__(self.loc.size() if batch is None else batch, validate_args=validate_args)
-
-    def sample(self, sample_shape=()):
-        with _torch().no_grad():
-            return self.rsample(sample_shape)
+class _LocScale(_RealLocScale):
+    """normal.py's location-scale base (PyTorch's constructors), plus the sample check these share."""
 
     def _check(self, value):
         if self._validate_args:
@@ -101,10 +91,6 @@ class _Half(Distribution):
 
     def rsample(self, sample_shape=()):
         return self.base.rsample(sample_shape).abs()
-
-    def sample(self, sample_shape=()):
-        with _torch().no_grad():
-            return self.rsample(sample_shape)
 
     def log_prob(self, value):
         torch = _torch()
@@ -269,10 +255,6 @@ class StudentT(Distribution):
         x = torch.empty(shape, dtype=self.df.dtype).normal_()
         z = self._chi2.sample(sample_shape)
         return self.loc + self.scale * x * torch.rsqrt(z / self.df)
-
-    def sample(self, sample_shape=()):
-        with _torch().no_grad():
-            return self.rsample(sample_shape)
 
     def log_prob(self, value):
         torch = _torch()

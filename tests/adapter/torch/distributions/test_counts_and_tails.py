@@ -15,15 +15,6 @@ import torch as real
 import msnb.adapter.torch as mt
 
 
-@pytest.fixture(autouse=True)
-def pytorch_default_validation():
-    """Real ``torch._dynamo``'s import turns PyTorch's default validation off (see test_distributions)."""
-    base = real.distributions.Distribution
-    before = base._validate_args
-    base.set_default_validate_args(True)
-    yield
-    base.set_default_validate_args(before)
-
 
 rng = np.random.default_rng(7)
 P6 = np.full(6, 1 / 6, np.float32)

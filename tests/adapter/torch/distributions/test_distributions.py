@@ -11,17 +11,6 @@ import torch as real
 import msnb.adapter.torch as mt
 
 
-@pytest.fixture(autouse=True)
-def pytorch_default_validation():
-    """Importing real ``torch._dynamo`` (another file's torch.compile case, in
-    the same worker) turns real PyTorch's default argument validation off for
-    the whole process; these cases compare with PyTorch's default (on)."""
-    base = real.distributions.Distribution
-    before = base._validate_args
-    base.set_default_validate_args(True)
-    yield
-    base.set_default_validate_args(before)
-
 rng = np.random.default_rng(3)
 LOC = rng.standard_normal(4).astype(np.float32)
 SCALE = (rng.random(4) + 0.5).astype(np.float32)
