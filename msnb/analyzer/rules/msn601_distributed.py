@@ -28,19 +28,15 @@ def _registered_class(q: str, registry) -> str | None:
     return None
 
 
-_NAMESPACES: dict[int, frozenset] = {}
+_NAMESPACES: list = [None, frozenset()]  # [the registry they were read from, its namespaces]
 
 
 def _is_namespace(q: str, registry) -> bool:
     """``torch.distributed.rpc`` itself (``import torch.distributed.rpc as rpc``): a module msnb has
     when the registry holds names below it; what is used from it is checked name by name."""
-    key = id(registry)
-    spaces = _NAMESPACES.get(key)
-    if spaces is None:
-        spaces = frozenset(n.rsplit(".", i)[0] for n in registry for i in range(1, n.count(".")))
-        _NAMESPACES.clear()  # one registry at a time (the support list, or a test's own)
-        _NAMESPACES[key] = spaces
-    return q in spaces
+    if _NAMESPACES[0] is not registry:  # one registry at a time (the support list, or a test's own)
+        _NAMESPACES[:] = [registry, frozenset(n.rsplit(".", i)[0] for n in registry for i in range(1, n.count(".")))]
+    return q in _NAMESPACES[1]
 
 
 class Distributed(Rule):
