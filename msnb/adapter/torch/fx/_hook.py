@@ -30,7 +30,7 @@ _NAMESPACES = (("torch", "msnb.adapter.torch"), ("torch.nn.functional", "msnb.ad
                ("torch.fft", "msnb.adapter.torch.fft"))
 #: functions that look at the Python object itself rather than compute on it (PyTorch does not trace them)
 _NOT_TRACED = {"is_tensor", "is_storage", "compile", "save", "load", "cast_to_adapter_tensor", "cast_to_ms_tensor",
-               "set_printoptions", "typename", "get_default_dtype", "set_default_dtype", "manual_seed"}
+               "set_printoptions", "typename", "get_default_dtype", "set_default_dtype", "manual_seed", "vmap"}
 #: ``tensor <op> proxy``: the ``torch.Tensor`` operator and the method call PyTorch records for it
 _TENSOR_OPERATORS = {"__add__": "add", "__radd__": "add", "__sub__": "sub", "__rsub__": "__rsub__", "__mul__": "mul",
                      "__rmul__": "mul", "__truediv__": "div", "__rtruediv__": "__rdiv__",
