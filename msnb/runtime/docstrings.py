@@ -76,6 +76,11 @@ def document(module: types.ModuleType) -> int:
             continue
         if not (getattr(obj, "__module__", "") or "").startswith("msnb.adapter."):
             continue
+        # while torch.fx's hook is in place (a Proxy or a MaskedTensor alive) the name holds a wrapper:
+        # the function it wraps, which the name holds again afterwards, gets the docstring too
+        original = getattr(obj, "_msnb_fx_original", None)
+        if original is not None and not original.__doc__:
+            original.__doc__ = _text(public_name(name, attr), original)
         if not obj.__doc__:
             try:
                 obj.__doc__ = _text(public_name(name, attr), obj)
