@@ -23,6 +23,8 @@ __all__ = [
     "CenterCrop", "RandomCrop", "RandomResizedCrop", "RandomHorizontalFlip", "RandomVerticalFlip",
     "RandomRotation", "ColorJitter", "Grayscale", "RandomGrayscale", "Pad", "Lambda", "RandomApply",
     "RandomChoice", "RandomOrder", "FiveCrop", "TenCrop", "InterpolationMode", "RandomErasing",
+    "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomAdjustSharpness", "RandomAutocontrast",
+    "RandomEqualize",
 ]
 
 
@@ -596,3 +598,62 @@ class RandomErasing(_Module):
     def __repr__(self):
         return (f"{self.__class__.__name__}(p={self.p}, scale={self.scale}, ratio={self.ratio}, "
                 f"value={self.value}, inplace={self.inplace})")
+
+
+class _RandomOp(_Module):
+    """Apply ``_op`` with probability ``p`` (one ``torch.rand(1)`` draw per call, as torchvision).
+
+    ``_args`` names the constructor arguments passed on to the functional op and shown by ``repr``."""
+
+    _args: tuple = ()
+
+    def __init__(self, p=0.5):
+        self.p = p
+
+    def forward(self, img):
+        if _rand() < self.p:
+            return self._op(img, *(getattr(self, name) for name in self._args))
+        return img
+
+    def __repr__(self):
+        shown = "".join(f"{name}={getattr(self, name)}," for name in self._args)
+        return f"{self.__class__.__name__}({shown}p={self.p})"
+
+
+class RandomInvert(_RandomOp):
+    _op = staticmethod(F.invert)
+
+
+class RandomPosterize(_RandomOp):
+    _args = ("bits",)
+    _op = staticmethod(F.posterize)
+
+    def __init__(self, bits, p=0.5):
+        super().__init__(p)
+        self.bits = bits
+
+
+class RandomSolarize(_RandomOp):
+    _args = ("threshold",)
+    _op = staticmethod(F.solarize)
+
+    def __init__(self, threshold, p=0.5):
+        super().__init__(p)
+        self.threshold = threshold
+
+
+class RandomAdjustSharpness(_RandomOp):
+    _args = ("sharpness_factor",)
+    _op = staticmethod(F.adjust_sharpness)
+
+    def __init__(self, sharpness_factor, p=0.5):
+        super().__init__(p)
+        self.sharpness_factor = sharpness_factor
+
+
+class RandomAutocontrast(_RandomOp):
+    _op = staticmethod(F.autocontrast)
+
+
+class RandomEqualize(_RandomOp):
+    _op = staticmethod(F.equalize)
