@@ -21,9 +21,6 @@ import numpy as np
 __all__ = ["max_value", "check_image", "check_channels", "invert", "posterize", "solarize", "autocontrast",
            "equalize", "adjust_sharpness", "inverse_affine_matrix", "affine", "rotate", "blend"]
 
-_INT_KINDS = "iub"
-
-
 def max_value(dtype):
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
@@ -65,7 +62,7 @@ def blend(img1, img2, ratio, dtype):
     return np.clip(out, cd.type(0), cd.type(max_value(dtype))).astype(dtype)
 
 
-def _three_dims(arr, what=""):
+def _three_dims(arr):
     if arr.ndim < 3:
         raise TypeError(f"Input image tensor should have at least 3 dimensions, but found {arr.ndim}")
 
@@ -164,9 +161,8 @@ def adjust_sharpness(arr, factor):
 
 
 def _torch_name(dtype):
-    return {"uint8": "uint8", "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
-            "float16": "float16", "float32": "float32", "float64": "float64", "bool": "bool"}.get(
-        np.dtype(dtype).name, np.dtype(dtype).name)
+    """numpy's dtype name is torch's for the image dtypes (uint8, float32, ...)."""
+    return np.dtype(dtype).name
 
 
 # --- affine family -----------------------------------------------------------------------------------

@@ -780,11 +780,6 @@ def adjust_hue(img, hue_factor):
     return _tensor(out.astype(dtype))
 
 
-def _need_pil(img):
-    if not _is_pil_image(img):
-        raise TypeError(f"img should be PIL Image. Got {type(img)}")
-
-
 def _tensor_op(img, fn, *args):
     _check_img(img)
     return _tensor(fn(_np(img), *args))
