@@ -423,7 +423,7 @@ PARTIAL = {
 NAMESPACES["torchvision.transforms.autoaugment"] = "msnb.adapter.torchvision.transforms.autoaugment"
 _TV_HOST = ("computed on the host with numpy: PIL's ops for PIL images, torchvision's tensor formulas for tensors "
             "(uint8 equal to real torchvision's, tests/adapter/torchvision/test_tv_autoaugment.py)")
-_TV_DRAWS = ("draws torchvision's torch.randint / torch.rand calls in its order, so torch.manual_seed gives "
+_TV_DRAWS = ("draws torchvision's torch.randint / torch.rand / Tensor.uniform_ calls in its order, so torch.manual_seed gives "
              "torchvision's choices; ops as torchvision.transforms.functional (" + _TV_HOST + ")")
 COMPUTED_NOTES.update({
     **{f"torchvision.transforms.functional.{n}": _TV_HOST
@@ -434,7 +434,7 @@ COMPUTED_NOTES.update({
        for n in ("affine", "rotate")},
     **{f"torchvision.transforms.{n}": _TV_DRAWS
        for n in ("AutoAugment", "RandAugment", "TrivialAugmentWide", "RandomInvert", "RandomPosterize",
-                 "RandomSolarize", "RandomAdjustSharpness", "RandomAutocontrast", "RandomEqualize")},
+                 "RandomSolarize", "RandomAdjustSharpness", "RandomAutocontrast", "RandomEqualize", "RandomAffine")},
     **{f"torchvision.transforms.autoaugment.{n}": _TV_DRAWS
        for n in ("AutoAugment", "RandAugment", "TrivialAugmentWide")},
     **{f"torchvision.transforms{m}.AugMix": _TV_DRAWS + "; the Dirichlet mixing weights replay PyTorch's CPU "

@@ -9,7 +9,7 @@ from __future__ import annotations
 __all__ = ["functional_cases", "float_case", "augment_transforms", "error_cases", "SEEDS"]
 
 #: seeds each transform runs with, per input kind
-SEEDS = dict(tensor_rgb=range(10), pil_rgb=range(4), tensor_gray=range(4))
+SEEDS = dict(tensor_rgb=range(10), pil_rgb=range(3), tensor_gray=range(3))
 
 
 def functional_cases(T, F):
@@ -72,6 +72,9 @@ def augment_transforms(T):
         "RandomEqualize": lambda: T.RandomEqualize(),
         "RandomAutocontrast": lambda: T.RandomAutocontrast(),
         "RandomAdjustSharpness": lambda: T.RandomAdjustSharpness(2.0),
+        "RandomAffine": lambda: T.RandomAffine(30, translate=(0.2, 0.1), scale=(0.7, 1.2), shear=(-10, 10, -5, 5)),
+        "RandomAffine_bilinear_fill_center": lambda: T.RandomAffine((-15, 40), shear=12,
+                                                                    interpolation=I.BILINEAR, fill=9, center=(3, 4)),
     }
 
 
@@ -92,4 +95,6 @@ def error_cases(T, F, rgb, cat):
         "affine_translate": lambda: F.affine(rgb, 0.0, [0], 1.0, [0.0]),
         "autoaugment_policy": lambda: T.AutoAugment("imagenet"),
         "augmix_severity": lambda: T.AugMix(severity=11),
+        "randomaffine_translate": lambda: T.RandomAffine(0, translate=(0.2, 1.5)),
+        "randomaffine_shear": lambda: T.RandomAffine(0, shear=[1, 2, 3]),
     }
