@@ -423,8 +423,9 @@ PARTIAL = {
 NAMESPACES["torchvision.transforms.autoaugment"] = "msnb.adapter.torchvision.transforms.autoaugment"
 _TV_HOST = ("computed on the host with numpy: PIL's ops for PIL images, torchvision's tensor formulas for tensors "
             "(uint8 equal to real torchvision's, tests/adapter/torchvision/test_tv_autoaugment.py)")
-_TV_DRAWS = ("draws torchvision's torch.randint / torch.rand / Tensor.uniform_ calls in its order, so torch.manual_seed gives "
-             "torchvision's choices; ops as torchvision.transforms.functional (" + _TV_HOST + ")")
+_TV_DRAWS = ("draws torchvision's torch.randint / torch.rand / Tensor.uniform_ calls in its order, so "
+             "torch.manual_seed gives torchvision's choices; ops as torchvision.transforms.functional ("
+             + _TV_HOST + ")")
 COMPUTED_NOTES.update({
     **{f"torchvision.transforms.functional.{n}": _TV_HOST
        for n in ("posterize", "solarize", "equalize", "autocontrast", "adjust_sharpness", "invert")},
