@@ -10,16 +10,25 @@ torchvision 0.2x) and writes ``tests/adapter/torchvision/data/tv_facts.pt``:
 * ``tiny``: small configurations of EfficientNet / VisionTransformer
   with their real state_dict, a fixed input and torchvision's eval output;
 * ``weights``: every ``*_Weights`` member's file name and ``transforms()`` preset;
-* ``augment``: outputs of AutoAugment / RandAugment / TrivialAugmentWide /
-  AugMix on a fixed uint8 image for several ``torch.manual_seed`` values.
+(an ``augment`` key in the stored file is from an earlier version: no test reads it).
+
+``--augment OUT.pt`` writes ``tests/adapter/torchvision/data/tv_augment_facts.pt``
+instead (small, tensors/strings only, loadable with ``weights_only=True``):
+outputs of the functional ops the auto-augment policies use on fixed uint8
+RGB and gray tensors and PIL images (and a float copy), every AutoAugment /
+RandAugment / TrivialAugmentWide / AugMix / Random{Posterize,...} variant's
+output for several ``torch.manual_seed`` values, their reprs, and the
+error messages of bad inputs.
 
 Usage: /work/refvenv/bin/python tools/tv_reference_facts.py OUT.pt
+       /work/refvenv/bin/python tools/tv_reference_facts.py --augment OUT.pt
 """
 
 from __future__ import annotations
 
 import hashlib
 import sys
+from pathlib import Path
 
 import torch
 import torchvision
@@ -105,35 +114,99 @@ def weights_facts():
     return out
 
 
-def augment_facts():
+def _augment_images():
+    """The fixed inputs: a uint8 RGB (3, 12, 10) and gray (1, 9, 13) tensor and PIL images of the same pixels."""
+    from PIL import Image
     g = torch.Generator().manual_seed(123)
-    img = torch.randint(0, 256, (3, 12, 10), dtype=torch.uint8, generator=g)
-    cases = {
-        "TrivialAugmentWide": T.TrivialAugmentWide(),
-        "TrivialAugmentWide31": T.TrivialAugmentWide(num_magnitude_bins=31),
-        "RandAugment": T.RandAugment(),
-        "RandAugment_3_15": T.RandAugment(num_ops=3, magnitude=15),
-        "AutoAugment_imagenet": T.AutoAugment(),
-        "AutoAugment_cifar10": T.AutoAugment(T.AutoAugmentPolicy.CIFAR10),
-        "AutoAugment_svhn": T.AutoAugment(T.AutoAugmentPolicy.SVHN),
-        "AugMix": T.AugMix(),
-    }
-    out = {"image": img}
-    for name, t in cases.items():
-        res = []
-        for seed in range(12):
-            torch.manual_seed(seed)
-            res.append(t(img))
-        out[name] = torch.stack(res)
+    rgb = torch.randint(0, 256, (3, 12, 10), dtype=torch.uint8, generator=g)
+    gray = torch.randint(0, 256, (1, 9, 13), dtype=torch.uint8, generator=g)
+    pil = Image.fromarray(rgb.permute(1, 2, 0).numpy(), "RGB")
+    pil_gray = Image.fromarray(gray[0].numpy(), "L")
+    return dict(rgb=rgb, gray=gray), dict(rgb=pil, gray=pil_gray)
+
+
+def _as_tensor(out):
+    from torchvision.transforms import functional as F
+    return out if isinstance(out, torch.Tensor) else F.pil_to_tensor(out)
+
+
+def _error(fn):
+    """``"Type: message"`` of what ``fn()`` raises (``"no error"`` if nothing)."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001  (the type and message are the fact)
+        return f"{type(e).__name__}: {e}"
+    return "no error"
+
+
+def _run(fn):
+    """The op's output as a uint8/float tensor, or its error as ``"Type: message"``."""
+    out = []
+    err = _error(lambda: out.append(_as_tensor(fn())))
+    return out[0] if out else err
+
+
+def _pack(outputs):
+    """Many small outputs as one flat tensor per dtype plus names and shapes (a file entry per tensor costs
+    more than its pixels); error strings kept as they are."""
+    packed = {"errors": {k: v for k, v in outputs.items() if isinstance(v, str)}}
+    for dtype in (torch.uint8, torch.float32):
+        names = [k for k, v in outputs.items() if not isinstance(v, str) and v.dtype == dtype]
+        if not names:
+            continue
+        packed[str(dtype)] = dict(names=names, shapes=[list(outputs[k].shape) for k in names],
+                                  data=torch.cat([outputs[k].reshape(-1) for k in names]))
+    return packed
+
+
+def augment_facts():
+    """Functional ops on the fixed inputs, each auto-augment transform over seeds, reprs and error messages."""
+    from torchvision.transforms import functional as F
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "adapter" / "torchvision"))
+    import _tv_augment_cases as cases
+    tensors, pils = _augment_images()
+    out = dict(torchvision=str(torchvision.__version__), torch=str(torch.__version__), images=tensors)
+    functional = {}
+    for name, fn in cases.functional_cases(T, F):
+        for kind in ("rgb", "gray"):
+            functional[f"tensor_{kind}_{name}"] = _run(lambda: fn(tensors[kind]))
+            functional[f"pil_{kind}_{name}"] = _run(lambda: fn(pils[kind]))
+        if cases.float_case(name):
+            functional[f"float_rgb_{name}"] = _run(lambda: fn(tensors["rgb"].float() / 255))
+    out["functional"] = _pack(functional)
+    seeds = cases.SEEDS
+    transforms = {}
+    reprs = {}
+    for name, build in cases.augment_transforms(T).items():
+        t = build()
+        reprs[name] = repr(t)
+        for kind, seed_list in seeds.items():
+            src = pils["rgb"] if kind == "pil_rgb" else tensors[kind.split("_")[1]]
+            res = []
+            for seed in seed_list:
+                torch.manual_seed(seed)
+                res.append(_as_tensor(t(src)))
+            transforms[f"{name}/{kind}"] = torch.stack(res)
+    out["transforms"] = _pack(transforms)
+    out["reprs"] = reprs
+    out["errors"] = {k: _error(fn) for k, fn in cases.error_cases(T, F, tensors["rgb"], torch.cat).items()}
     return out
 
 
 def main(path):
     facts = dict(torchvision=torchvision.__version__, torch=torch.__version__, models=model_facts(),
-                 tiny=tiny_models(), weights=weights_facts(), augment=augment_facts())
+                 tiny=tiny_models(), weights=weights_facts())
     torch.save(facts, path)
     print("wrote", path)
 
 
+def main_augment(path):
+    torch.save(augment_facts(), path)
+    print("wrote", path)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--augment":
+        main_augment(sys.argv[2])
+    else:
+        main(sys.argv[1])

@@ -419,6 +419,31 @@ PARTIAL = {
     # --- end tvmodels ---
 }
 
+# --- torchvision auto-augment (issue #15): policies, their image ops, the Random* colour transforms ---
+NAMESPACES["torchvision.transforms.autoaugment"] = "msnb.adapter.torchvision.transforms.autoaugment"
+_TV_HOST = ("computed on the host with numpy: PIL's ops for PIL images, torchvision's tensor formulas for tensors "
+            "(uint8 equal to real torchvision's, tests/adapter/torchvision/test_tv_autoaugment.py)")
+_TV_DRAWS = ("draws torchvision's torch.randint / torch.rand / Tensor.uniform_ calls in its order, so "
+             "torch.manual_seed gives torchvision's choices; ops as torchvision.transforms.functional ("
+             + _TV_HOST + ")")
+COMPUTED_NOTES.update({
+    **{f"torchvision.transforms.functional.{n}": _TV_HOST
+       for n in ("posterize", "solarize", "equalize", "autocontrast", "adjust_sharpness", "invert")},
+    **{f"torchvision.transforms.functional.{n}": "tensors: torchvision's inverse affine matrix, sampling grid and "
+                                                 "grid_sample (nearest / bilinear, zero padding, fill as a mask "
+                                                 "channel) with PyTorch's CPU fused multiply-adds; " + _TV_HOST
+       for n in ("affine", "rotate")},
+    **{f"torchvision.transforms.{n}": _TV_DRAWS
+       for n in ("AutoAugment", "RandAugment", "TrivialAugmentWide", "RandomInvert", "RandomPosterize",
+                 "RandomSolarize", "RandomAdjustSharpness", "RandomAutocontrast", "RandomEqualize", "RandomAffine")},
+    **{f"torchvision.transforms.autoaugment.{n}": _TV_DRAWS
+       for n in ("AutoAugment", "RandAugment", "TrivialAugmentWide")},
+    **{f"torchvision.transforms{m}.AugMix": _TV_DRAWS + "; the Dirichlet mixing weights replay PyTorch's CPU "
+                                            "gamma sampler on the default generator"
+       for m in ("", ".autoaugment")},
+})
+# --- end torchvision auto-augment ---
+
 # --- torch.multiprocessing, utils.tensorboard, backends.mps, nn.attention, sparse semi-structured,
 # autograd.graph hooks, quantization (one block: NAMESPACES and notes of these names) ------------------
 NAMESPACES.update({

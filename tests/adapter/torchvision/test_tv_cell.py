@@ -45,3 +45,23 @@ ops_name = torchvision.ops.__name__
     assert tuple(ip.user_ns["back"].shape) == (3, 6, 4)
     assert ip.user_ns["back"][1].tolist() == ip.user_ns["img"][0].tolist()
     assert ip.user_ns["pooled"].reshape(-1).tolist() == [5.0, 6.0, 9.0, 10.0, 9.0, 11.0, 13.0, 15.0]
+
+
+def test_cell_runs_trivial_augment_wide_pipeline(run, ip):
+    """The public notebooks' pipeline (``TrivialAugmentWide`` before ``ToTensor`` on PIL images, and
+    ``torchvision.transforms.autoaugment``) runs in a cell on msnb's modules."""
+    run("""%%torch_on_ascend --no-analyze
+import torch
+import torchvision
+from torchvision import transforms
+from torchvision.transforms.autoaugment import AutoAugmentPolicy
+ds = torchvision.datasets.FakeData(size=2, image_size=(3, 16, 16), transform=transforms.Compose([
+    transforms.Resize((12, 12)), transforms.TrivialAugmentWide(num_magnitude_bins=31),
+    transforms.AutoAugment(AutoAugmentPolicy.CIFAR10), transforms.ToTensor()]))
+torch.manual_seed(0)
+x, y = ds[0]
+shape = tuple(x.shape)
+aa_module = transforms.AutoAugment.__module__
+""")
+    assert ip.user_ns["shape"] == (3, 12, 12)
+    assert ip.user_ns["aa_module"] == "msnb.adapter.torchvision.transforms.autoaugment"

@@ -13,7 +13,12 @@ host with numpy and returned as adapter tensors:
   tensor path uses a=-0.75), so values can differ slightly.  NEAREST uses
   torchvision's tensor rule ``src = floor(dst * in / out)``.  Integer tensors
   are rounded and clamped back to their dtype.
-* ``rotate`` on a tensor rotates each channel as a PIL ``"F"`` image.
+* ``rotate`` / ``affine`` on a tensor follow torchvision's tensor path: the
+  inverse affine matrix, its sampling grid and ``grid_sample`` (nearest or
+  bilinear, zero padding, ``fill`` through an extra mask channel), with
+  PyTorch's fused multiply-adds; posterize / solarize / autocontrast /
+  equalize / adjust_sharpness / invert are torchvision's tensor formulas
+  (``_tensor_ops``).  uint8 results are torchvision's bit for bit.
 * colour adjustments on tensors follow torchvision's tensor formulas
   (``_blend``, ``rgb_to_grayscale`` weights 0.2989/0.587/0.114, HSV hue shift).
 """
@@ -27,11 +32,14 @@ from enum import Enum
 import numpy as np
 from PIL import Image, ImageEnhance, ImageOps
 
+from . import _tensor_ops as _ops
+
 __all__ = [
     "InterpolationMode", "to_tensor", "pil_to_tensor", "to_pil_image", "convert_image_dtype", "normalize",
     "resize", "center_crop", "crop", "resized_crop", "pad", "hflip", "vflip", "rotate", "adjust_brightness",
     "adjust_contrast", "adjust_saturation", "adjust_hue", "rgb_to_grayscale", "to_grayscale",
     "get_image_size", "get_image_num_channels", "get_dimensions", "five_crop", "ten_crop", "invert",
+    "affine", "posterize", "solarize", "adjust_sharpness", "autocontrast", "equalize",
 ]
 
 
@@ -536,44 +544,92 @@ def ten_crop(img, size, vertical_flip=False):
     return first_five + five_crop(img, size)
 
 
+def _parse_fill(fill, img, name="fillcolor"):
+    """torchvision's PIL fill: a number or a per-band sequence, ints unless the image is mode ``F``."""
+    num_channels = get_image_num_channels(img)
+    if fill is None:
+        fill = 0
+    if isinstance(fill, (int, float)) and num_channels > 1:
+        fill = tuple([fill] * num_channels)
+    if isinstance(fill, (list, tuple)):
+        if len(fill) == 1:
+            fill = fill * num_channels
+        elif len(fill) != num_channels:
+            raise ValueError("The number of elements in 'fill' does not match the number of channels of the image "
+                             f"({len(fill)} != {num_channels})")
+        fill = tuple(fill)
+    if img.mode != "F":
+        fill = tuple(int(x) for x in fill) if isinstance(fill, (list, tuple)) else int(fill)
+    return {name: fill}
+
+
+def _check_interpolation_arg(interpolation):
+    if isinstance(interpolation, int):
+        return _interpolation_modes_from_int(interpolation)
+    if not isinstance(interpolation, InterpolationMode):
+        raise TypeError("Argument interpolation should be a InterpolationMode or a corresponding Pillow integer "
+                        "constant")
+    return interpolation
+
+
+def _tensor_center(img, center):
+    """A pixel centre as an offset from the image centre (torchvision's tensor convention)."""
+    if center is None:
+        return [0.0, 0.0]
+    _, height, width = get_dimensions(img)
+    return [1.0 * (c - s * 0.5) for c, s in zip(center, [width, height])]
+
+
 def rotate(img, angle, interpolation=InterpolationMode.NEAREST, expand=False, center=None, fill=None):
-    """Rotate by ``angle`` degrees counter-clockwise (PIL ``Image.rotate``)."""
-    interpolation = _as_mode(interpolation)
+    """Rotate by ``angle`` degrees counter-clockwise: PIL ``Image.rotate`` for images, torchvision's
+    affine grid + ``grid_sample`` (nearest / bilinear) for tensors."""
+    interpolation = _check_interpolation_arg(interpolation)
     if not isinstance(angle, (int, float)):
         raise TypeError("Argument angle should be int or float")
     if center is not None and not isinstance(center, (list, tuple)):
         raise TypeError("Argument center should be a sequence")
-    flt = _PIL_FILTERS[interpolation]
     if _is_pil_image(img):
-        opts = {}
-        if fill is not None:
-            bands = len(img.getbands())
-            if isinstance(fill, (int, float)):
-                fill = tuple([fill] * bands)
-            elif isinstance(fill, (list, tuple)):
-                fill = tuple(fill) if len(fill) != 1 else tuple(fill * bands)
-            if img.mode == "L" or img.mode == "F" or len(fill) == 1:
-                fill = fill[0]
-            opts["fillcolor"] = fill
-        return img.rotate(angle, flt, expand, center, **opts)
+        return img.rotate(angle, _PIL_FILTERS[interpolation], expand, center, **_parse_fill(fill, img))
     _check_img(img)
-    arr = _np(img)
-    dtype = arr.dtype
-    c = arr.shape[-3] if arr.ndim >= 3 else 1
-    if fill is None:
-        fills = [0.0] * c
-    elif isinstance(fill, (int, float)):
-        fills = [float(fill)] * c
-    else:
-        fills = [float(f) for f in fill] if len(fill) != 1 else [float(fill[0])] * c
-    lead = arr.shape[:-2]
-    flat = arr.reshape((-1,) + arr.shape[-2:])
-    outs = []
-    for i, plane in enumerate(flat):
-        pim = Image.fromarray(plane.astype(np.float32), mode="F")
-        outs.append(np.asarray(pim.rotate(angle, flt, expand, center, fillcolor=fills[i % c])))
-    out = np.stack(outs).reshape(lead + outs[0].shape)
-    return _tensor(_restore_dtype(out, dtype))
+    matrix = _ops.inverse_affine_matrix(_tensor_center(img, center), -angle, [0.0, 0.0], 1.0, [0.0, 0.0])
+    return _tensor(_ops.rotate(_np(img), matrix, interpolation.value, expand, fill))
+
+
+def affine(img, angle, translate, scale, shear, interpolation=InterpolationMode.NEAREST, fill=None, center=None):
+    """Rotate (clockwise degrees), translate, scale and shear about the centre (or ``center``), as torchvision:
+    PIL ``Image.transform(AFFINE)`` for images, the affine grid + ``grid_sample`` for tensors."""
+    interpolation = _check_interpolation_arg(interpolation)
+    if not isinstance(angle, (int, float)):
+        raise TypeError("Argument angle should be int or float")
+    if not isinstance(translate, (list, tuple)):
+        raise TypeError("Argument translate should be a sequence")
+    if len(translate) != 2:
+        raise ValueError("Argument translate should be a sequence of length 2")
+    if scale <= 0.0:
+        raise ValueError("Argument scale should be positive")
+    if not isinstance(shear, (numbers.Number, list, tuple)):
+        raise TypeError("Shear should be either a single value or a sequence of two values")
+    angle = float(angle) if isinstance(angle, int) else angle
+    translate = list(translate)
+    if isinstance(shear, numbers.Number):
+        shear = [shear, 0.0]
+    shear = list(shear)
+    if len(shear) == 1:
+        shear = [shear[0], shear[0]]
+    if len(shear) != 2:
+        raise ValueError(f"Shear should be a sequence containing two values. Got {shear}")
+    if center is not None and not isinstance(center, (list, tuple)):
+        raise TypeError("Argument center should be a sequence")
+    _, height, width = get_dimensions(img)
+    if _is_pil_image(img):
+        if center is None:
+            center = [width * 0.5, height * 0.5]
+        matrix = _ops.inverse_affine_matrix(center, angle, translate, scale, shear)
+        return img.transform(img.size, Image.AFFINE, matrix, _PIL_FILTERS[interpolation], **_parse_fill(fill, img))
+    _check_img(img)
+    matrix = _ops.inverse_affine_matrix(_tensor_center(img, center), angle, [1.0 * t for t in translate], scale,
+                                        shear)
+    return _tensor(_ops.affine(_np(img), matrix, interpolation.value, fill))
 
 
 # --- colour ---------------------------------------------------------------------------------------
@@ -724,9 +780,50 @@ def adjust_hue(img, hue_factor):
     return _tensor(out.astype(dtype))
 
 
+def _tensor_op(img, fn, *args):
+    _check_img(img)
+    return _tensor(fn(_np(img), *args))
+
+
 def invert(img):
+    """Invert colours: ``ImageOps.invert`` / ``max_value - img``."""
     if _is_pil_image(img):
         return ImageOps.invert(img)
-    arr = _np(img)
-    bound = _max_value(arr.dtype)
-    return _tensor((bound - arr).astype(arr.dtype))
+    return _tensor_op(img, _ops.invert)
+
+
+def posterize(img, bits):
+    """Keep the ``bits`` high bits of each channel (uint8 tensors, L/RGB images)."""
+    if not (0 <= bits <= 8):
+        raise ValueError(f"The number if bits should be between 0 and 8. Got {bits}")
+    if _is_pil_image(img):
+        return ImageOps.posterize(img, bits)
+    return _tensor_op(img, _ops.posterize, bits)
+
+
+def solarize(img, threshold):
+    """Invert every value at or above ``threshold``."""
+    if _is_pil_image(img):
+        return ImageOps.solarize(img, threshold)
+    return _tensor_op(img, _ops.solarize, threshold)
+
+
+def adjust_sharpness(img, sharpness_factor):
+    """Blend with a smoothed copy: 0 blurs, 1 is the image, 2 doubles the sharpness."""
+    if _is_pil_image(img):
+        return ImageEnhance.Sharpness(img).enhance(sharpness_factor)
+    return _tensor_op(img, _ops.adjust_sharpness, sharpness_factor)
+
+
+def autocontrast(img):
+    """Stretch each channel so its lowest value becomes 0 and its highest the dtype's maximum."""
+    if _is_pil_image(img):
+        return ImageOps.autocontrast(img)
+    return _tensor_op(img, _ops.autocontrast)
+
+
+def equalize(img):
+    """Histogram-equalise each channel (uint8 tensors; P, L or RGB images)."""
+    if _is_pil_image(img):
+        return ImageOps.equalize(img)
+    return _tensor_op(img, _ops.equalize)

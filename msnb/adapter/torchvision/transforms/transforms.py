@@ -23,6 +23,8 @@ __all__ = [
     "CenterCrop", "RandomCrop", "RandomResizedCrop", "RandomHorizontalFlip", "RandomVerticalFlip",
     "RandomRotation", "ColorJitter", "Grayscale", "RandomGrayscale", "Pad", "Lambda", "RandomApply",
     "RandomChoice", "RandomOrder", "FiveCrop", "TenCrop", "InterpolationMode", "RandomErasing",
+    "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomAdjustSharpness", "RandomAutocontrast",
+    "RandomEqualize", "RandomAffine",
 ]
 
 
@@ -596,3 +598,135 @@ class RandomErasing(_Module):
     def __repr__(self):
         return (f"{self.__class__.__name__}(p={self.p}, scale={self.scale}, ratio={self.ratio}, "
                 f"value={self.value}, inplace={self.inplace})")
+
+
+class _RandomOp(_Module):
+    """Apply ``_op`` with probability ``p`` (one ``torch.rand(1)`` draw per call, as torchvision).
+
+    ``_args`` names the constructor arguments passed on to the functional op and shown by ``repr``."""
+
+    _args: tuple = ()
+
+    def __init__(self, p=0.5):
+        self.p = p
+
+    def forward(self, img):
+        if _rand() < self.p:
+            return self._op(img, *(getattr(self, name) for name in self._args))
+        return img
+
+    def __repr__(self):
+        shown = "".join(f"{name}={getattr(self, name)}," for name in self._args)
+        return f"{self.__class__.__name__}({shown}p={self.p})"
+
+
+class RandomInvert(_RandomOp):
+    _op = staticmethod(F.invert)
+
+
+class RandomPosterize(_RandomOp):
+    _args = ("bits",)
+    _op = staticmethod(F.posterize)
+
+    def __init__(self, bits, p=0.5):
+        super().__init__(p)
+        self.bits = bits
+
+
+class RandomSolarize(_RandomOp):
+    _args = ("threshold",)
+    _op = staticmethod(F.solarize)
+
+    def __init__(self, threshold, p=0.5):
+        super().__init__(p)
+        self.threshold = threshold
+
+
+class RandomAdjustSharpness(_RandomOp):
+    _args = ("sharpness_factor",)
+    _op = staticmethod(F.adjust_sharpness)
+
+    def __init__(self, sharpness_factor, p=0.5):
+        super().__init__(p)
+        self.sharpness_factor = sharpness_factor
+
+
+class RandomAutocontrast(_RandomOp):
+    _op = staticmethod(F.autocontrast)
+
+
+class RandomEqualize(_RandomOp):
+    _op = staticmethod(F.equalize)
+
+
+def _check_sequence_input(x, name, req_sizes):
+    msg = req_sizes[0] if len(req_sizes) < 2 else " or ".join(str(s) for s in req_sizes)
+    if not isinstance(x, Sequence):
+        raise TypeError(f"{name} should be a sequence of length {msg}.")
+    if len(x) not in req_sizes:
+        raise ValueError(f"{name} should be a sequence of length {msg}.")
+
+
+class RandomAffine(_Module):
+    """Random rotation, translation (fractions of the size), scale and shear, drawn with torchvision's
+    ``uniform_`` calls in its order (angle, tx, ty, scale, shear x, shear y), applied by ``F.affine``."""
+
+    def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation=InterpolationMode.NEAREST,
+                 fill=0, center=None):
+        self.degrees = _setup_angle(degrees, name="degrees", req_sizes=(2,))
+        if translate is not None:
+            _check_sequence_input(translate, "translate", req_sizes=(2,))
+            if any(not (0.0 <= t <= 1.0) for t in translate):
+                raise ValueError("translation values should be between 0 and 1")
+        self.translate = translate
+        if scale is not None:
+            _check_sequence_input(scale, "scale", req_sizes=(2,))
+            if any(s <= 0 for s in scale):
+                raise ValueError("scale values should be positive")
+        self.scale = scale
+        self.shear = _setup_angle(shear, name="shear", req_sizes=(2, 4)) if shear is not None else None
+        self.interpolation = _check_interp(interpolation)
+        if fill is None:
+            fill = 0
+        elif not isinstance(fill, (Sequence, numbers.Number)):
+            raise TypeError("Fill should be either a sequence or a number.")
+        self.fill = fill
+        if center is not None:
+            _check_sequence_input(center, "center", req_sizes=(2,))
+        self.center = center
+
+    @staticmethod
+    def get_params(degrees, translate, scale_ranges, shears, img_size):
+        """``(angle, (tx, ty), scale, (shear_x, shear_y))``; ``img_size`` is ``[width, height]``."""
+        angle = _uniform(float(degrees[0]), float(degrees[1]))
+        if translate is not None:
+            max_dx = float(translate[0] * img_size[0])
+            max_dy = float(translate[1] * img_size[1])
+            translations = (int(round(_uniform(-max_dx, max_dx))), int(round(_uniform(-max_dy, max_dy))))
+        else:
+            translations = (0, 0)
+        scale = _uniform(scale_ranges[0], scale_ranges[1]) if scale_ranges is not None else 1.0
+        shear_x = shear_y = 0.0
+        if shears is not None:
+            shear_x = _uniform(shears[0], shears[1])
+            if len(shears) == 4:
+                shear_y = _uniform(shears[2], shears[3])
+        return angle, translations, scale, (shear_x, shear_y)
+
+    def forward(self, img):
+        fill = self.fill
+        channels, height, width = F.get_dimensions(img)
+        if F._is_tensor(img):
+            fill = [float(fill)] * channels if isinstance(fill, (int, float)) else [float(f) for f in fill]
+        ret = self.get_params(self.degrees, self.translate, self.scale, self.shear, [width, height])
+        return F.affine(img, *ret, interpolation=self.interpolation, fill=fill, center=self.center)
+
+    def __repr__(self):
+        s = f"{self.__class__.__name__}(degrees={self.degrees}"
+        s += f", translate={self.translate}" if self.translate is not None else ""
+        s += f", scale={self.scale}" if self.scale is not None else ""
+        s += f", shear={self.shear}" if self.shear is not None else ""
+        s += f", interpolation={self.interpolation.value}" if self.interpolation != InterpolationMode.NEAREST else ""
+        s += f", fill={self.fill}" if self.fill != 0 else ""
+        s += f", center={self.center}" if self.center is not None else ""
+        return s + ")"
