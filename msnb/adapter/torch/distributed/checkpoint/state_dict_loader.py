@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 from . import _dcp
-from .state_dict_saver import _path, _single
+from .state_dict_saver import _needs_group, _path, _single
 
 __all__ = ["load", "load_state_dict"]
 
@@ -23,5 +23,6 @@ def load_state_dict(state_dict, storage_reader, process_group=None, coordinator_
     """msnb implementation of the older ``load_state_dict`` (deprecated in PyTorch, as here)."""
     warnings.warn("'load_state_dict' is deprecated and will be removed in future versions. Please use 'load' "
                   "instead.", FutureWarning, stacklevel=2)
+    _needs_group(no_dist)
     return load(state_dict, storage_reader=storage_reader, process_group=process_group, no_dist=no_dist,
                 planner=planner)

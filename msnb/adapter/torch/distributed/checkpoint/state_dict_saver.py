@@ -43,11 +43,20 @@ def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None, p
                          no_dist=no_dist)
 
 
+def _needs_group(no_dist):
+    """The older names do not fall back to one process: PyTorch's ValueError without a process group."""
+    from .. import is_initialized
+    if not no_dist and not is_initialized():
+        raise ValueError("Default process group has not been initialized, please make sure to call "
+                         "init_process_group.")
+
+
 def save_state_dict(state_dict, storage_writer, process_group=None, coordinator_rank=0, no_dist=False,
                     planner=None):
     """msnb implementation of the older ``save_state_dict`` (PyTorch warns it is deprecated, as msnb)."""
     warnings.warn("'save_state_dict' is deprecated and will be removed in future versions.Please use 'save' "
                   "instead.", FutureWarning, stacklevel=2)
+    _needs_group(no_dist)
     return save(state_dict, storage_writer=storage_writer, process_group=process_group, no_dist=no_dist,
                 planner=planner)
 
