@@ -677,6 +677,7 @@ NAMESPACES.update({
     "torch.distributed.checkpoint.state_dict_loader": "msnb.adapter.torch.distributed.checkpoint.state_dict_loader",
     "torch.distributed.checkpoint.state_dict_saver": "msnb.adapter.torch.distributed.checkpoint.state_dict_saver",
     "torch.distributed.checkpoint.stateful": "msnb.adapter.torch.distributed.checkpoint.stateful",
+    "torch.distributed.fsdp.wrap": "msnb.adapter.torch.distributed.fsdp.wrap",
 })
 EXTRA_NAMES = EXTRA_NAMES + ("torch.distributed.checkpoint.state_dict._init_optim_state",)
 _DCP_FORMAT = ("msnb's own directory format (a JSON .metadata plus one __<rank>_0.distcp per rank, written by "
@@ -707,6 +708,8 @@ PARTIAL.update({
                                                             "(Shard <-> Replicate, Partial -> either)",
     "torch.distributed.tensor.parallel.PrepareModuleOutput": "as PrepareModuleInput, on the outputs",
     "torch.distributed.tensor.parallel.PrepareModuleInputOutput": "as PrepareModuleInput and PrepareModuleOutput",
+    "torch.distributed.fsdp.wrap.ModuleWrapPolicy": "answers as PyTorch's; msnb's FullyShardedDataParallel "
+                                                    "accepts it and makes one unit (the same values)",
 })
 
 # --- torch.masked.MaskedTensor (msnb/adapter/torch/masked/maskedtensor.py; docs/masked-tensor.md) -------------

@@ -259,3 +259,41 @@ def test_compiled_sharded_modules_run_in_pynative_and_train_the_same(world_of_on
 
     for a, b in zip(train(False), train(True)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_fsdp_wrap_policies_answer_as_pytorch(world_of_one):
+    """The auto-wrap policies the pytorch/examples FSDP programs build (functools.partial of them) answer
+    PyTorch's questions as PyTorch's do; ``wrap`` wraps only inside ``enable_wrap``."""
+    import functools
+
+    import torch.distributed.fsdp.wrap as real_wrap
+
+    from msnb.adapter.torch.distributed.fsdp import wrap as mine
+    cases = [(lib, lib.nn.Linear(30, 30), lib.nn.ModuleList([lib.nn.Linear(2, 2)]),
+              lib.nn.MultiheadAttention(4, 2), lib.nn.ReLU()) for lib in (real, torch)]
+    for (rl, *theirs), (ml, *ours) in zip(cases[:1], cases[1:]):
+        for policy_of in (
+                lambda w, nn: functools.partial(w.size_based_auto_wrap_policy, min_num_params=100),
+                lambda w, nn: functools.partial(w.size_based_auto_wrap_policy, min_num_params=100,
+                                                force_leaf_modules={nn.Linear}, exclude_wrap_modules=set()),
+                lambda w, nn: functools.partial(w.transformer_auto_wrap_policy, transformer_layer_cls={nn.Linear}),
+                lambda w, nn: functools.partial(w.lambda_auto_wrap_policy, lambda_fn=lambda m: isinstance(m, nn.ReLU)),
+                lambda w, nn: w.ModuleWrapPolicy({nn.MultiheadAttention}),
+                lambda w, nn: w.always_wrap_policy):
+            p_real, p_mine = policy_of(real_wrap, rl.nn), policy_of(mine, ml.nn)
+            for a, b in zip(theirs, ours):
+                for recurse in (True, False):
+                    for numel in (10, 1000):
+                        assert p_mine(module=b, recurse=recurse, nonwrapped_numel=numel) == \
+                            p_real(module=a, recurse=recurse, nonwrapped_numel=numel)
+    lin = torch.nn.Linear(2, 2)
+    assert mine.wrap(lin) is lin
+    with mine.enable_wrap(wrapper_cls=fsdp.FullyShardedDataParallel):
+        wrapped = mine.wrap(torch.nn.Linear(2, 2))
+        with pytest.raises(NotImplementedError, match="nested autowrap"):
+            with mine.enable_wrap(wrapper_cls=fsdp.FullyShardedDataParallel):
+                pass
+    assert isinstance(wrapped, fsdp.FullyShardedDataParallel)
+    model = fsdp.FullyShardedDataParallel(torch.nn.Linear(2, 2), auto_wrap_policy=functools.partial(
+        mine.size_based_auto_wrap_policy, min_num_params=1))
+    assert model(torch.ones(1, 2)).shape == (1, 2)
