@@ -678,6 +678,8 @@ NAMESPACES.update({
     "torch.distributed.checkpoint.state_dict_saver": "msnb.adapter.torch.distributed.checkpoint.state_dict_saver",
     "torch.distributed.checkpoint.stateful": "msnb.adapter.torch.distributed.checkpoint.stateful",
     "torch.distributed.fsdp.wrap": "msnb.adapter.torch.distributed.fsdp.wrap",
+    "torch.distributed.algorithms._checkpoint.checkpoint_wrapper":
+        "msnb.adapter.torch.distributed.algorithms._checkpoint.checkpoint_wrapper",
 })
 EXTRA_NAMES = EXTRA_NAMES + ("torch.distributed.checkpoint.state_dict._init_optim_state",)
 _DCP_FORMAT = ("msnb's own directory format (a JSON .metadata plus one __<rank>_0.distcp per rank, written by "
@@ -708,6 +710,10 @@ PARTIAL.update({
                                                             "(Shard <-> Replicate, Partial -> either)",
     "torch.distributed.tensor.parallel.PrepareModuleOutput": "as PrepareModuleInput, on the outputs",
     "torch.distributed.tensor.parallel.PrepareModuleInputOutput": "as PrepareModuleInput and PrepareModuleOutput",
+    **{f"torch.distributed.algorithms._checkpoint.checkpoint_wrapper.{n}": "no activation recomputation: the "
+       "wrapped module runs as it is (PyTorch's values, gradients, module tree, parameter names and state-dict "
+       "keys; the activations are kept, so no memory is saved); checkpoint_fn= raises msnb's unsupported error"
+       for n in ("checkpoint_wrapper", "CheckpointWrapper", "apply_activation_checkpointing")},
     "torch.distributed.fsdp.wrap.ModuleWrapPolicy": "answers as PyTorch's; msnb's FullyShardedDataParallel "
                                                     "accepts it and makes one unit (the same values)",
 })

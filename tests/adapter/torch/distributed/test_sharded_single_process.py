@@ -297,3 +297,42 @@ def test_fsdp_wrap_policies_answer_as_pytorch(world_of_one):
     model = fsdp.FullyShardedDataParallel(torch.nn.Linear(2, 2), auto_wrap_policy=functools.partial(
         mine.size_based_auto_wrap_policy, min_num_params=1))
     assert model(torch.ones(1, 2)).shape == (1, 2)
+
+
+def test_activation_checkpoint_wrapper_keeps_pytorch_names_values_and_gradients():
+    """apply_activation_checkpointing as the pytorch/examples FSDP T5 programs call it: the same module
+    tree, parameter names, state-dict keys, outputs and gradients as PyTorch's (msnb does not recompute)."""
+    import functools
+
+    import torch.distributed.algorithms._checkpoint.checkpoint_wrapper as real_cw
+
+    from msnb.adapter.torch.distributed.algorithms._checkpoint import checkpoint_wrapper as cw
+    got = {}
+    for lib, mod in ((real, real_cw), (torch, cw)):
+        lib.manual_seed(0)
+        net = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.ReLU(), lib.nn.Sequential(lib.nn.Linear(4, 2)))
+        with lib.no_grad():
+            for i, p in enumerate(net.parameters()):
+                p.copy_(lib.linspace(-1.0, 1.0, p.numel()).reshape(p.shape) * (i + 1))
+        plain = {k: v.clone() for k, v in net.state_dict().items()}
+        wrapper = functools.partial(mod.checkpoint_wrapper, checkpoint_impl=mod.CheckpointImpl.NO_REENTRANT)
+        mod.apply_activation_checkpointing(net, checkpoint_wrapper_fn=wrapper,
+                                           check_fn=lambda m: isinstance(m, lib.nn.Linear))
+        x = lib.linspace(-2.0, 2.0, 6).reshape(2, 3)
+        out = net(x)
+        out.pow(2).sum().backward()
+        first = net[0]
+        keys = net.load_state_dict(plain)
+        got[lib.__name__] = (repr(net).replace("torch.nn.modules.linear.", ""), [k for k, _ in net.named_parameters()],
+                             list(net.state_dict()), [k for k, _ in first.named_parameters()],
+                             first.weight is first._checkpoint_wrapped_module.weight, list(keys.missing_keys),
+                             mod.CheckpointImpl.NO_REENTRANT.value,
+                             [out.detach().numpy()] + [p.grad.numpy() for p in net.parameters()])
+    *mine, mine_values = got["msnb.adapter.torch"]
+    *theirs, their_values = got["torch"]
+    assert mine == theirs
+    for a, b in zip(mine_values, their_values):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    for lib, mod in ((real, real_cw), (torch, cw)):  # the examples' offload_to_cpu=False reaches forward in both
+        with pytest.raises(TypeError, match="offload_to_cpu"):
+            mod.checkpoint_wrapper(lib.nn.Linear(1, 1), offload_to_cpu=False)(lib.ones(1))

@@ -162,7 +162,8 @@ class Module(ms.nn.Cell):
                                 "(torch.nn.Parameter or None expected)")
             params[name] = value
         elif isinstance(value, Module):
-            self._drop(name)
+            if name not in d["_modules"]:  # a submodule replaced keeps its place (Sequential order), as PyTorch
+                self._drop(name)
             d["_modules"][name] = value
             d["_cells"][name] = value
         elif name in d["_modules"]:
@@ -464,6 +465,8 @@ class Module(ms.nn.Cell):
         own = {}
         for mp, m in self.named_modules():
             pre = mp + ("." if mp else "")
+            if "_checkpoint_wrapped_module." in pre:  # an activation-checkpoint wrapper's keys omit its segment
+                pre = pre.replace("_checkpoint_wrapped_module.", "")
             for k, p in m._parameters.items():
                 if p is not None:
                     own[pre + k] = (m, "_parameters", k)
