@@ -323,10 +323,11 @@ def test_activation_checkpoint_wrapper_keeps_pytorch_names_values_and_gradients(
         out.pow(2).sum().backward()
         first = net[0]
         keys = net.load_state_dict(plain)
+        dsd_keys = list((real_dsd if lib is real else dsd).get_model_state_dict(net))
         got[lib.__name__] = (repr(net).replace("torch.nn.modules.linear.", ""), [k for k, _ in net.named_parameters()],
                              list(net.state_dict()), [k for k, _ in first.named_parameters()],
                              first.weight is first._checkpoint_wrapped_module.weight, list(keys.missing_keys),
-                             mod.CheckpointImpl.NO_REENTRANT.value,
+                             mod.CheckpointImpl.NO_REENTRANT.value, dsd_keys,
                              [out.detach().numpy()] + [p.grad.numpy() for p in net.parameters()])
     *mine, mine_values = got["msnb.adapter.torch"]
     *theirs, their_values = got["torch"]

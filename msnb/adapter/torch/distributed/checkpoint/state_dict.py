@@ -1,8 +1,9 @@
 """msnb implementation of ``torch.distributed.checkpoint.state_dict``: model and optimizer state dicts of
 (sharded) models, keyed by the parameters' own names.
 
-Keys are PyTorch's FQNs: DDP's ``module.`` and FSDP1's ``_fsdp_wrapped_module.``
-prefixes are dropped, and an optimizer's state is keyed by parameter name.
+Keys are PyTorch's FQNs: DDP's ``module.``, FSDP1's ``_fsdp_wrapped_module.``
+and the activation-checkpoint wrapper's ``_checkpoint_wrapped_module.`` are
+dropped, and an optimizer's state is keyed by parameter name.
 ``StateDictOptions(full_state_dict=True)`` gathers every sharded parameter
 (and its optimizer state) into the whole tensor; with ``cpu_offload=True``
 as well only rank 0 gets the values (the other ranks an empty dict), as
@@ -54,7 +55,8 @@ def _fqn(model, name: str) -> str:
     from ..fsdp.fully_sharded_data_parallel import FSDP_WRAPPED_MODULE
     out, obj = [], model
     for part in name.split("."):
-        wrapper = (isinstance(obj, DistributedDataParallel) and part == "module") or part == FSDP_WRAPPED_MODULE
+        wrapper = (isinstance(obj, DistributedDataParallel) and part == "module") or part in (
+            FSDP_WRAPPED_MODULE, "_checkpoint_wrapped_module")
         obj = getattr(obj, part, None) if obj is not None else None
         if not wrapper:
             out.append(part)
