@@ -613,7 +613,7 @@ _FSDP_RUN = ("each rank keeps the dim-0 torch.chunk piece of every parameter; th
              "backward (MindSpore's AllGather/AllReduce on CPU), not overlapped with compute; ")
 _DSD = ("keys are PyTorch's FQNs (DDP's module. and FSDP1's _fsdp_wrapped_module. dropped; optimizer state keyed "
         "by parameter name); without full_state_dict a sharded parameter's value is a DTensor of this rank's piece, "
-        "its optimizer state (exp_avg, ...) the piece as a plain tensor (PyTorch: a DTensor); full_state_dict + cpu_offload gives rank 0 the values and the other ranks "
+        "its optimizer state (exp_avg, ...) a DTensor of the piece too, as PyTorch; a fresh optimizer gets its state first (one step on zero gradients at lr 0, as PyTorch); full_state_dict + cpu_offload gives rank 0 the values and the other ranks "
         "{}, as PyTorch; submodules= raises msnb's unsupported error")
 _DTENSOR = ("not a torch.Tensor subclass (torch.save / pickling raises msnb's unsupported error): + - * / with a number or a DTensor of the same mesh, placements and "
             "shape, neg, pow, relu, sigmoid, tanh, exp, abs and to(dtype) run on the local pieces; every other op "
@@ -643,14 +643,14 @@ PARTIAL.update({
                                     "unsupported error); auto_wrap_policy is accepted and makes one unit; "
                                     "summon_full_params raises",
         "FullyShardedDataParallel.state_dict_type": "FULL_STATE_DICT gathers every parameter (rank0_only=True: "
-                                                    "the other ranks get {}); SHARDED_STATE_DICT and "
-                                                    "LOCAL_STATE_DICT give this rank's pieces, keyed by parameter, "
-                                                    "as plain tensors (PyTorch: ShardedTensor / one flat shard "
-                                                    "under _flat_param)",
+                                                    "the other ranks get {}); SHARDED_STATE_DICT gives DTensors of "
+                                                    "this rank's pieces (PyTorch: ShardedTensor), LOCAL_STATE_DICT "
+                                                    "the pieces keyed by parameter as plain tensors (PyTorch: one "
+                                                    "flat shard under _flat_param)",
         "FullyShardedDataParallel.set_state_dict_type": "see FullyShardedDataParallel.state_dict_type",
         "StateDictType.LOCAL_STATE_DICT": "this rank's pieces keyed by parameter as plain tensors (PyTorch: one "
                                           "flat shard under _flat_param)",
-        "StateDictType.SHARDED_STATE_DICT": "this rank's pieces as plain tensors (PyTorch: ShardedTensor)",
+        "StateDictType.SHARDED_STATE_DICT": "DTensors of this rank's pieces (PyTorch: ShardedTensor)",
         "MixedPrecision": "param_dtype and the input casts apply, buffer_dtype casts the buffers once; gradients "
                           "are reduced in the parameters' own dtype; keep_low_precision_grads is not applied",
         "CPUOffload": "accepted: on CPU msnb's tensors are in host memory already",
@@ -690,6 +690,57 @@ PARTIAL.update({
                                                                 "broadcast_from_rank0 apply; "
                                                                 "flatten_optimizer_state_dict and "
                                                                 "keep_submodule_prefixes are ignored",
+})
+
+# --- torch.distributed.checkpoint save / load, PrepareModuleInput / PrepareModuleOutput (docs/fsdp-tensor-parallel.md) ---
+NAMESPACES.update({
+    "torch.distributed.checkpoint": "msnb.adapter.torch.distributed.checkpoint",
+    "torch.distributed.checkpoint.api": "msnb.adapter.torch.distributed.checkpoint.api",
+    "torch.distributed.checkpoint.default_planner": "msnb.adapter.torch.distributed.checkpoint.default_planner",
+    "torch.distributed.checkpoint.filesystem": "msnb.adapter.torch.distributed.checkpoint.filesystem",
+    "torch.distributed.checkpoint.metadata": "msnb.adapter.torch.distributed.checkpoint.metadata",
+    "torch.distributed.checkpoint.state_dict_loader": "msnb.adapter.torch.distributed.checkpoint.state_dict_loader",
+    "torch.distributed.checkpoint.state_dict_saver": "msnb.adapter.torch.distributed.checkpoint.state_dict_saver",
+    "torch.distributed.checkpoint.stateful": "msnb.adapter.torch.distributed.checkpoint.stateful",
+    "torch.distributed.fsdp.wrap": "msnb.adapter.torch.distributed.fsdp.wrap",
+    "torch.distributed.algorithms._checkpoint.checkpoint_wrapper":
+        "msnb.adapter.torch.distributed.algorithms._checkpoint.checkpoint_wrapper",
+})
+EXTRA_NAMES = EXTRA_NAMES + ("torch.distributed.checkpoint.state_dict._init_optim_state",)
+_DCP_FORMAT = ("msnb's own directory format (a JSON .metadata plus one __<rank>_0.distcp per rank, written by "
+               "torch.save and read with weights_only=True, sha256-checked: a damaged or truncated file raises "
+               "CheckpointException in one line and changes nothing); PyTorch-written checkpoint directories "
+               "(pickled .metadata) raise msnb's unsupported error and PyTorch cannot read msnb's; DTensor / "
+               "sharded-parameter pieces are saved once per piece, plain tensors and other values by rank 0 "
+               "(numbers, strings, None and lists / tuples / dicts of them: other objects raise msnb's "
+               "unsupported error); loading fills the state dict in place and reshards (any world size: each "
+               "target region is read from the saved chunks that overlap it); Stateful values are called; "
+               "without a process group one process saves / loads (PyTorch's warning)")
+_DCP_PLANNER = "options kept (allow_partial_load applies); msnb plans by itself: custom planner hooks are not called"
+PARTIAL.update({
+    **{f"torch.distributed.checkpoint.{ns}{n}": _DCP_FORMAT for n, mods in {
+        "save": ("", "state_dict_saver."), "load": ("", "state_dict_loader."),
+        "save_state_dict": ("", "state_dict_saver."), "load_state_dict": ("", "state_dict_loader.")}.items()
+       for ns in mods},
+    **{f"torch.distributed.checkpoint.{ns}{n}": "a local directory; the tuning options (thread_count, "
+       "sync_files, single_file_per_rank, ...) are accepted and change nothing"
+       for n in ("FileSystemWriter", "FileSystemReader") for ns in ("", "filesystem.")},
+    **{f"torch.distributed.checkpoint.{ns}{n}": _DCP_PLANNER
+       for n in ("DefaultSavePlanner", "DefaultLoadPlanner") for ns in ("", "default_planner.")},
+    **{f"torch.distributed.checkpoint.{ns}TensorStorageMetadata": "properties is a dict holding the dtype only "
+       "(PyTorch: TensorProperties)" for ns in ("", "metadata.")},
+    "torch.distributed.tensor.parallel.PrepareModuleInput": "plain tensors are taken as this rank's piece "
+                                                            "(DTensor.from_local) and redistributed as PyTorch; "
+                                                            "only the redistributions msnb's DTensor has "
+                                                            "(Shard <-> Replicate, Partial -> either)",
+    "torch.distributed.tensor.parallel.PrepareModuleOutput": "as PrepareModuleInput, on the outputs",
+    "torch.distributed.tensor.parallel.PrepareModuleInputOutput": "as PrepareModuleInput and PrepareModuleOutput",
+    **{f"torch.distributed.algorithms._checkpoint.checkpoint_wrapper.{n}": "no activation recomputation: the "
+       "wrapped module runs as it is (PyTorch's values, gradients, module tree, parameter names and state-dict "
+       "keys; the activations are kept, so no memory is saved); checkpoint_fn= raises msnb's unsupported error"
+       for n in ("checkpoint_wrapper", "CheckpointWrapper", "apply_activation_checkpointing")},
+    "torch.distributed.fsdp.wrap.ModuleWrapPolicy": "answers as PyTorch's; msnb's FullyShardedDataParallel "
+                                                    "accepts it and makes one unit (the same values)",
 })
 
 # --- torch.masked.MaskedTensor (msnb/adapter/torch/masked/maskedtensor.py; docs/masked-tensor.md) -------------

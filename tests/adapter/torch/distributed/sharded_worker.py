@@ -1,5 +1,6 @@
-"""Run by test_sharded.py on 2 workers: DeviceMesh, DTensor, tensor parallel, FSDP2, FSDP1 and the
-distributed-checkpoint state dicts, all in one job.
+"""Run by test_sharded.py on 2 workers: DeviceMesh, DTensor, tensor parallel (with PrepareModuleInput /
+PrepareModuleOutput), FSDP2, FSDP1, the distributed-checkpoint state dicts and distributed checkpoint
+save / load, all in one job.
 
 Each rank writes facts to ``$OUT/rank<k>.json`` and the arrays the test
 compares with real PyTorch (single process, whole batch) to
@@ -16,6 +17,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.distributed._tensor import Replicate, Shard
 from torch.distributed._tensor.device_mesh import init_device_mesh
+import torch.distributed.checkpoint as dcp
+from torch.distributed.checkpoint import FileSystemReader, FileSystemWriter, load_state_dict, save_state_dict
+from torch.distributed.checkpoint.default_planner import DefaultLoadPlanner, DefaultSavePlanner
+from torch.distributed.checkpoint.stateful import Stateful
 from torch.distributed.checkpoint.state_dict import (StateDictOptions, get_model_state_dict,
                                                      get_optimizer_state_dict, get_state_dict, set_model_state_dict,
                                                      set_optimizer_state_dict, set_state_dict)
@@ -23,7 +28,8 @@ from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
 from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 from torch.distributed.fsdp.fully_sharded_data_parallel import FullStateDictConfig, StateDictType
 from torch.distributed.tensor import DTensor, Partial, distribute_tensor
-from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, SequenceParallel, parallelize_module
+from torch.distributed.tensor.parallel import (ColwiseParallel, PrepareModuleInput, PrepareModuleOutput,
+                                               RowwiseParallel, SequenceParallel, parallelize_module)
 
 ARRAYS = {}
 
@@ -249,7 +255,9 @@ def fsdp1(rank, steps=5, per_rank=3):
     for k, v in full.items():
         ARRAYS[f"fsdp1_{k}"] = _np(v)
     with FSDP.state_dict_type(model, StateDictType.SHARDED_STATE_DICT):
-        facts["sharded_shapes"] = {k: list(v.shape) for k, v in model.state_dict().items()}
+        sharded = model.state_dict()
+        facts["sharded_shapes"] = {k: list(v.to_local().shape) for k, v in sharded.items()}
+        facts["sharded_global_shapes"] = {k: list(v.shape) for k, v in sharded.items()}
     with FSDP.state_dict_type(model, StateDictType.LOCAL_STATE_DICT):
         facts["local_shapes"] = {k: list(v.shape) for k, v in model.state_dict().items()}
     facts["type_after"] = FSDP.get_state_dict_type(model).state_dict_type.name
@@ -260,13 +268,149 @@ def fsdp1(rank, steps=5, per_rank=3):
     return facts
 
 
+class FFN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w1 = nn.Linear(4, 6)
+        self.w2 = nn.Linear(6, 4)
+
+    def forward(self, x, scale=None):
+        return self.w2(torch.tanh(self.w1(x))) * scale
+
+
+class Block(nn.Module):
+    """A sequence-parallel block: norm on sequence shards, the feed-forward on the whole sequence."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(4)
+        self.ffn = FFN()
+
+    def forward(self, x, scale):
+        return x + self.ffn(self.norm(x), scale=scale)
+
+
+def prepare_styles(rank):
+    """PrepareModuleInput (positional and keyword layouts) / PrepareModuleOutput around tensor parallel."""
+    mesh = init_device_mesh("cpu", (2,))
+    torch.manual_seed(7)
+    block = Block()
+    for k, v in block.state_dict().items():
+        ARRAYS[f"pm_init_{k}"] = _np(v)
+    parallelize_module(block, mesh, {
+        "norm": SequenceParallel(),
+        "ffn": PrepareModuleInput(input_layouts=(Shard(1),), desired_input_layouts=(Replicate(),),
+                                  input_kwarg_layouts={"scale": Replicate()},
+                                  desired_input_kwarg_layouts={"scale": Replicate()}, use_local_output=True),
+        "ffn.w1": ColwiseParallel(), "ffn.w2": RowwiseParallel(output_layouts=Shard(1))})
+    parallelize_module(block, mesh, PrepareModuleOutput(output_layouts=Shard(1), desired_output_layouts=Replicate()))
+    rng = np.random.default_rng(3)
+    x = torch.from_numpy(rng.standard_normal((2, 4, 4)).astype(np.float32))
+    g = torch.from_numpy(rng.standard_normal((2, 4, 4)).astype(np.float32))
+    out = block(x[:, 2 * rank:2 * rank + 2], scale=torch.tensor(1.5))
+    (out * g).sum().backward()
+    ARRAYS.update(pm_x=_np(x), pm_g=_np(g), pm_out=_np(out), pm_w1_grad=_np(block.ffn.w1.weight.grad),
+                  pm_w2_grad=_np(block.ffn.w2.weight.grad), pm_norm_wgrad=_np(block.norm.weight.grad))
+    return {"out_shape": list(out.shape), "out_is_plain": not isinstance(out, DTensor),
+            "repr": repr(PrepareModuleOutput(output_layouts=Shard(1), desired_output_layouts=Replicate()))}
+
+
+class AppState(Stateful):
+    """PyTorch's recipe: the model and optimizer state behind one Stateful."""
+
+    def __init__(self, model, opt):
+        self.model, self.opt = model, opt
+
+    def state_dict(self):
+        m, o = get_state_dict(self.model, self.opt)
+        return {"model": m, "optim": o}
+
+    def load_state_dict(self, sd):
+        set_state_dict(self.model, self.opt, model_state_dict=sd["model"], optim_state_dict=sd["optim"])
+
+
+def _ck_batches(steps=3, per_rank=3):
+    rng = np.random.default_rng(4)
+    xs = torch.from_numpy(rng.standard_normal((steps, 2 * per_rank, 4)).astype(np.float32))
+    ys = torch.from_numpy(rng.standard_normal((steps, 2 * per_rank, 3)).astype(np.float32))
+    ARRAYS.update(ck_x=_np(xs), ck_y=_np(ys))
+    return xs, ys
+
+
+def _same(a, b):
+    return all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+
+
+def _fsdp2_mlp(seed, mesh):
+    torch.manual_seed(seed)
+    model = MLP()
+    fully_shard(model, mesh=mesh)
+    return model, torch.optim.Adam(model.parameters(), lr=0.01)
+
+
+def checkpoints(rank, out, per_rank=3):
+    """torch.distributed.checkpoint save / load of FSDP2 and FSDP1 sharded state, 2 -> 2 and 1 -> 2 ranks."""
+    mesh = init_device_mesh("cpu", (2,))
+    xs, ys = _ck_batches(per_rank=per_rank)
+    model, opt = _fsdp2_mlp(0, mesh)
+    for k, v in get_model_state_dict(model, options=StateDictOptions(full_state_dict=True)).items():
+        ARRAYS[f"ck_init_{k}"] = _np(v)
+    _train(model, opt, xs, ys, rank, per_rank)
+    msd, osd = get_state_dict(model, opt)
+    where = os.path.join(out, "dcp_fsdp2")
+    meta = dcp.save({"model": msd, "optim": osd, "extra": {"step": 3, "tag": "fsdp2"}}, checkpoint_id=where)
+    facts = {"files": sorted(os.listdir(where)), "chunks": [list(c.sizes) for c in
+                                                            meta.state_dict_metadata["model.w1.weight"].chunks]}
+    for k, v in get_model_state_dict(model, options=StateDictOptions(full_state_dict=True)).items():
+        ARRAYS[f"ck_full_{k}"] = _np(v)
+    other, other_opt = _fsdp2_mlp(5, mesh)
+    m2, o2 = get_state_dict(other, other_opt)
+    target = {"model": m2, "optim": o2, "extra": {"step": 0, "tag": ""}}
+    dcp.load(target, checkpoint_id=where)
+    set_state_dict(other, other_opt, model_state_dict=target["model"], optim_state_dict=target["optim"])
+    facts["loaded_equal"], facts["extra"] = _same(model, other), target["extra"]
+    _train(model, opt, xs[:1], ys[:1], rank, per_rank)
+    _train(other, other_opt, xs[:1], ys[:1], rank, per_rank)
+    facts["next_step_equal"] = _same(model, other)
+    # a Stateful app state, saved and loaded through its state_dict / load_state_dict
+    app = os.path.join(out, "dcp_app")
+    dcp.save({"app": AppState(model, opt)}, checkpoint_id=app)
+    third, third_opt = _fsdp2_mlp(6, mesh)
+    dcp.load({"app": AppState(third, third_opt)}, checkpoint_id=app)
+    facts["stateful_equal"] = _same(model, third)
+    # FSDP1's sharded state dict through the older names and planners (the FSDP example's handler)
+    torch.manual_seed(0)
+    f1 = FSDP(MLP(), sync_module_states=True)
+    sgd = torch.optim.SGD(f1.parameters(), lr=0.1)
+    _train(f1, sgd, xs, ys, rank, per_rank)
+    old = os.path.join(out, "dcp_fsdp1")
+    with FSDP.state_dict_type(f1, StateDictType.SHARDED_STATE_DICT):
+        save_state_dict({"model": f1.state_dict()}, FileSystemWriter(old), planner=DefaultSavePlanner())
+    torch.manual_seed(9)
+    fresh = FSDP(MLP(), sync_module_states=True)
+    with FSDP.state_dict_type(fresh, StateDictType.SHARDED_STATE_DICT):
+        ck = {"model": fresh.state_dict()}
+        load_state_dict(ck, FileSystemReader(old), planner=DefaultLoadPlanner())
+        fresh.load_state_dict(ck["model"])
+    facts["fsdp1_equal"] = _same(f1, fresh)
+    # 1 -> 2 ranks: the checkpoint the test saved in one process, loaded into the pieces
+    one, _ = _fsdp2_mlp(3, mesh)
+    sd = get_model_state_dict(one)
+    dcp.load({"model": sd}, checkpoint_id=os.path.join(out, "dcp_one"))
+    set_model_state_dict(one, sd)
+    for k, v in one.named_parameters():
+        ARRAYS[f"one_{k}"] = _np(v)
+    return facts
+
+
 def main(out_dir):
     dist.init_process_group("gloo")
     rank = dist.get_rank()
     facts = {"rank": rank, "backend_cpu": dist.get_default_backend_for_device("cpu")}
     for name, fn in (("mesh", meshes), ("dtensor", dtensors), ("tp", tensor_parallel), ("fsdp2", fsdp2),
-                     ("fsdp1", fsdp1)):
+                     ("fsdp1", fsdp1), ("prepare", prepare_styles)):
         facts[name] = fn(rank)
+    facts["dcp"] = checkpoints(rank, out_dir)
     np.savez(os.path.join(out_dir, f"rank{rank}.npz"), **ARRAYS)
     with open(os.path.join(out_dir, f"rank{rank}.json"), "w") as f:
         json.dump(facts, f)

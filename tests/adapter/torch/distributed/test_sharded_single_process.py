@@ -26,16 +26,6 @@ from msnb.adapter.torch.distributed.tensor import parallel as tp
 from msnb.adapter.torch.nn.parallel import DistributedDataParallel
 
 
-@pytest.fixture
-def world_of_one(monkeypatch):
-    for k in ("MS_ROLE", "MS_SCHED_PORT", "WORLD_SIZE", "RANK"):
-        monkeypatch.delenv(k, raising=False)
-    dist.init_process_group("gloo")
-    yield init_device_mesh("cpu", (1,), mesh_dim_names=("dp",))
-    if dist.is_initialized():
-        dist.destroy_process_group()
-
-
 def _pair():
     """The same MLP in msnb and in real PyTorch."""
     torch.manual_seed(0)
@@ -216,7 +206,7 @@ def test_what_msnb_cannot_shard_is_refused_by_name(world_of_one):
     with pytest.raises(NotSupportedError, match=r"torch\.distributed\.tensor\.DTensor\.matmul is not supported"):
         d.matmul(d)
     for mod, name in ((dt, "distribute_module"), (tp, "loss_parallel"), (fsdp, "register_fsdp_forward_method"),
-                      (checkpoint, "save")):
+                      (checkpoint, "async_save")):
         with pytest.raises(NotSupportedError, match=f"{name} is not supported by msnb yet"):
             getattr(mod, name)
     with pytest.raises(AttributeError) as e:
@@ -269,3 +259,81 @@ def test_compiled_sharded_modules_run_in_pynative_and_train_the_same(world_of_on
 
     for a, b in zip(train(False), train(True)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_fsdp_wrap_policies_answer_as_pytorch(world_of_one):
+    """The auto-wrap policies the pytorch/examples FSDP programs build (functools.partial of them) answer
+    PyTorch's questions as PyTorch's do; ``wrap`` wraps only inside ``enable_wrap``."""
+    import functools
+
+    import torch.distributed.fsdp.wrap as real_wrap
+
+    from msnb.adapter.torch.distributed.fsdp import wrap as mine
+    cases = [(lib, lib.nn.Linear(30, 30), lib.nn.ModuleList([lib.nn.Linear(2, 2)]),
+              lib.nn.MultiheadAttention(4, 2), lib.nn.ReLU()) for lib in (real, torch)]
+    for (rl, *theirs), (ml, *ours) in zip(cases[:1], cases[1:]):
+        for policy_of in (
+                lambda w, nn: functools.partial(w.size_based_auto_wrap_policy, min_num_params=100),
+                lambda w, nn: functools.partial(w.size_based_auto_wrap_policy, min_num_params=100,
+                                                force_leaf_modules={nn.Linear}, exclude_wrap_modules=set()),
+                lambda w, nn: functools.partial(w.transformer_auto_wrap_policy, transformer_layer_cls={nn.Linear}),
+                lambda w, nn: functools.partial(w.lambda_auto_wrap_policy, lambda_fn=lambda m: isinstance(m, nn.ReLU)),
+                lambda w, nn: w.ModuleWrapPolicy({nn.MultiheadAttention}),
+                lambda w, nn: w.always_wrap_policy):
+            p_real, p_mine = policy_of(real_wrap, rl.nn), policy_of(mine, ml.nn)
+            for a, b in zip(theirs, ours):
+                for recurse in (True, False):
+                    for numel in (10, 1000):
+                        assert p_mine(module=b, recurse=recurse, nonwrapped_numel=numel) == \
+                            p_real(module=a, recurse=recurse, nonwrapped_numel=numel)
+    lin = torch.nn.Linear(2, 2)
+    assert mine.wrap(lin) is lin
+    with mine.enable_wrap(wrapper_cls=fsdp.FullyShardedDataParallel):
+        wrapped = mine.wrap(torch.nn.Linear(2, 2))
+        with pytest.raises(NotImplementedError, match="nested autowrap"):
+            with mine.enable_wrap(wrapper_cls=fsdp.FullyShardedDataParallel):
+                pass
+    assert isinstance(wrapped, fsdp.FullyShardedDataParallel)
+    model = fsdp.FullyShardedDataParallel(torch.nn.Linear(2, 2), auto_wrap_policy=functools.partial(
+        mine.size_based_auto_wrap_policy, min_num_params=1))
+    assert model(torch.ones(1, 2)).shape == (1, 2)
+
+
+def test_activation_checkpoint_wrapper_keeps_pytorch_names_values_and_gradients():
+    """apply_activation_checkpointing as the pytorch/examples FSDP T5 programs call it: the same module
+    tree, parameter names, state-dict keys, outputs and gradients as PyTorch's (msnb does not recompute)."""
+    import functools
+
+    import torch.distributed.algorithms._checkpoint.checkpoint_wrapper as real_cw
+
+    from msnb.adapter.torch.distributed.algorithms._checkpoint import checkpoint_wrapper as cw
+    got = {}
+    for lib, mod in ((real, real_cw), (torch, cw)):
+        lib.manual_seed(0)
+        net = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.ReLU(), lib.nn.Sequential(lib.nn.Linear(4, 2)))
+        with lib.no_grad():
+            for i, p in enumerate(net.parameters()):
+                p.copy_(lib.linspace(-1.0, 1.0, p.numel()).reshape(p.shape) * (i + 1))
+        plain = {k: v.clone() for k, v in net.state_dict().items()}
+        wrapper = functools.partial(mod.checkpoint_wrapper, checkpoint_impl=mod.CheckpointImpl.NO_REENTRANT)
+        mod.apply_activation_checkpointing(net, checkpoint_wrapper_fn=wrapper,
+                                           check_fn=lambda m: isinstance(m, lib.nn.Linear))
+        x = lib.linspace(-2.0, 2.0, 6).reshape(2, 3)
+        out = net(x)
+        out.pow(2).sum().backward()
+        first = net[0]
+        keys = net.load_state_dict(plain)
+        dsd_keys = list((real_dsd if lib is real else dsd).get_model_state_dict(net))
+        got[lib.__name__] = (repr(net).replace("torch.nn.modules.linear.", ""), [k for k, _ in net.named_parameters()],
+                             list(net.state_dict()), [k for k, _ in first.named_parameters()],
+                             first.weight is first._checkpoint_wrapped_module.weight, list(keys.missing_keys),
+                             mod.CheckpointImpl.NO_REENTRANT.value, dsd_keys,
+                             [out.detach().numpy()] + [p.grad.numpy() for p in net.parameters()])
+    *mine, mine_values = got["msnb.adapter.torch"]
+    *theirs, their_values = got["torch"]
+    assert mine == theirs
+    for a, b in zip(mine_values, their_values):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    for lib, mod in ((real, real_cw), (torch, cw)):  # the examples' offload_to_cpu=False reaches forward in both
+        with pytest.raises(TypeError, match="offload_to_cpu"):
+            mod.checkpoint_wrapper(lib.nn.Linear(1, 1), offload_to_cpu=False)(lib.ones(1))

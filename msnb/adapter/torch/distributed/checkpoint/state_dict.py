@@ -1,13 +1,16 @@
 """msnb implementation of ``torch.distributed.checkpoint.state_dict``: model and optimizer state dicts of
 (sharded) models, keyed by the parameters' own names.
 
-Keys are PyTorch's FQNs: DDP's ``module.`` and FSDP1's ``_fsdp_wrapped_module.``
-prefixes are dropped, and an optimizer's state is keyed by parameter name.
+Keys are PyTorch's FQNs: DDP's ``module.``, FSDP1's ``_fsdp_wrapped_module.``
+and the activation-checkpoint wrapper's ``_checkpoint_wrapped_module.`` are
+dropped, and an optimizer's state is keyed by parameter name.
 ``StateDictOptions(full_state_dict=True)`` gathers every sharded parameter
 (and its optimizer state) into the whole tensor; with ``cpu_offload=True``
 as well only rank 0 gets the values (the other ranks an empty dict), as
-PyTorch.  Otherwise a sharded parameter's value is this rank's piece (a plain
-tensor: PyTorch gives a DTensor).  ``set_*`` take either form and
+PyTorch.  Otherwise a sharded parameter's value, and its optimizer state
+(exp_avg, ...), is a DTensor of this rank's piece, as PyTorch's -- the form
+``torch.distributed.checkpoint.save`` writes piece by piece.  ``set_*`` take
+either form and
 ``broadcast_from_rank0=True`` loads rank 0's full dict on every rank.
 """
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..tensor._api import DTensor
 from ..tensor._sharded import ShardedParameter, gathered_like, load_value, piece_of, state_value
 
 __all__ = ["StateDictOptions", "get_model_state_dict", "get_optimizer_state_dict", "get_state_dict",
@@ -51,7 +55,8 @@ def _fqn(model, name: str) -> str:
     from ..fsdp.fully_sharded_data_parallel import FSDP_WRAPPED_MODULE
     out, obj = [], model
     for part in name.split("."):
-        wrapper = (isinstance(obj, DistributedDataParallel) and part == "module") or part == FSDP_WRAPPED_MODULE
+        wrapper = (isinstance(obj, DistributedDataParallel) and part == "module") or part in (
+            FSDP_WRAPPED_MODULE, "_checkpoint_wrapped_module")
         obj = getattr(obj, part, None) if obj is not None else None
         if not wrapper:
             out.append(part)
@@ -141,9 +146,34 @@ def _names_by_id(model):
     return {id(p): k for k, p in _owned(model).items()}
 
 
+def _init_optim_state(optim):
+    """Give a fresh optimizer its state tensors (PyTorch's private helper, which the FSDP2 example calls):
+    one ``step()`` on zero gradients with the learning rates set to 0, unless it has state or gradients."""
+    torch = _torch()
+    params = [p for g in optim.param_groups for p in g["params"]]
+    if optim.state or any(p.grad is not None for p in params):
+        return
+    for p in params:
+        if p.requires_grad:
+            p.grad = torch.zeros_like(p)
+    saved = []
+    for g in optim.param_groups:
+        if "lr" in g:
+            saved.append(g["lr"])
+            g["lr"] = torch.tensor(0.0) if isinstance(g["lr"], torch.Tensor) else 0.0
+    optim.step()
+    for g in optim.param_groups:
+        if "lr" in g:
+            g["lr"] = saved.pop(0)
+    optim.zero_grad(set_to_none=True)
+
+
 def get_optimizer_state_dict(model, optimizers, *, submodules=None, options=None):
-    """msnb implementation of ``get_optimizer_state_dict``: state and ``params`` keyed by FQN."""
+    """msnb implementation of ``get_optimizer_state_dict``: state and ``params`` keyed by FQN (a fresh
+    optimizer's state is made first, as PyTorch does, so a checkpoint can be loaded into it)."""
     opts = _options(options)
+    for opt in _optimizers(optimizers):
+        _init_optim_state(opt)
     names = _names_by_id(model)
     torch = _torch()
     state, groups = {}, []
@@ -160,6 +190,9 @@ def get_optimizer_state_dict(model, optimizers, *, submodules=None, options=None
                 if isinstance(v, torch.Tensor) and isinstance(p, ShardedParameter) and opts.full_state_dict and \
                         tuple(v.shape) == tuple(p.shape) and v.dim() > 0:
                     v = gathered_like(p, v)
+                elif isinstance(v, torch.Tensor) and isinstance(p, ShardedParameter) and v.dim() > 0 and \
+                        tuple(v.shape) == tuple(p.shape):
+                    v = DTensor(v.detach().clone(), *p.__dict__["_dspec"])  # the piece as a DTensor, as PyTorch
                 elif isinstance(v, torch.Tensor):
                     v = v.detach().clone()
                 entry[k] = v
@@ -171,6 +204,8 @@ def set_optimizer_state_dict(model, optimizers, optim_state_dict, *, options=Non
     """msnb implementation of ``set_optimizer_state_dict`` (whole state tensors are cut to pieces)."""
     opts = _options(options)
     osd = _from_rank0(optim_state_dict, opts)
+    for opt in _optimizers(optimizers):
+        _init_optim_state(opt)
     names = _names_by_id(model)
     torch = _torch()
     groups = list(osd["param_groups"])
@@ -186,6 +221,8 @@ def set_optimizer_state_dict(model, optimizers, optim_state_dict, *, options=Non
                 p = params[index[n]]
                 st = {}
                 for k, v in osd["state"][n].items():
+                    if isinstance(v, DTensor):
+                        v = v.full_tensor() if tuple(v.to_local().shape) != tuple(p.shape) else v.to_local()
                     if isinstance(v, torch.Tensor) and isinstance(p, ShardedParameter) and v.dim() > 0 and \
                             tuple(v.shape) != tuple(p.shape):
                         v = piece_of(p, v)

@@ -13,13 +13,14 @@ from .api import (BackwardPrefetch, CPUOffload, FullOptimStateDictConfig, FullSt
                   LocalOptimStateDictConfig, LocalStateDictConfig, MixedPrecision, OptimStateDictConfig,
                   OptimStateKeyType, ShardedOptimStateDictConfig, ShardedStateDictConfig, ShardingStrategy,
                   StateDictConfig, StateDictSettings, StateDictType)
+from . import wrap
 from .fully_sharded_data_parallel import FullyShardedDataParallel
 
 __all__ = ["BackwardPrefetch", "CPUOffload", "FullOptimStateDictConfig", "FullStateDictConfig",
            "FullyShardedDataParallel", "LocalOptimStateDictConfig", "LocalStateDictConfig", "MixedPrecision",
            "OptimStateDictConfig", "OptimStateKeyType", "ShardedOptimStateDictConfig", "ShardedStateDictConfig",
            "ShardingStrategy", "StateDictConfig", "StateDictSettings", "StateDictType", "CPUOffloadPolicy",
-           "FSDPModule", "fully_shard", "MixedPrecisionPolicy", "OffloadPolicy", "UnshardHandle"]
+           "FSDPModule", "fully_shard", "MixedPrecisionPolicy", "OffloadPolicy", "UnshardHandle", "wrap"]
 
 __getattr__ = _module_getattr("torch.distributed.fsdp", ("DataParallelMeshDims", "register_fsdp_forward_method",
                                                          "share_comm_ctx"))

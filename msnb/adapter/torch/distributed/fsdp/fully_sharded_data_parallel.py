@@ -6,8 +6,10 @@ flat parameter) on the process group's ranks, gathers them for the forward
 and reduce-scatters (averages) the gradients in backward.  ``state_dict()``
 follows ``state_dict_type``: FULL_STATE_DICT gathers every parameter (only
 rank 0 gets them with ``FullStateDictConfig(rank0_only=True)``);
-SHARDED_STATE_DICT and LOCAL_STATE_DICT give this rank's pieces as plain
-tensors (PyTorch: ShardedTensor / a flat parameter's shard).  Keys are the
+SHARDED_STATE_DICT gives DTensors of this rank's pieces (global shapes, as
+PyTorch's ShardedTensor / DTensor: the form ``torch.distributed.checkpoint``
+saves), LOCAL_STATE_DICT the pieces as plain tensors (PyTorch: a flat
+parameter's shard).  Keys are the
 wrapped module's own names, as PyTorch's.
 """
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 import contextlib
 
 from ...nn.modules.module import Module
-from ..tensor._sharded import ShardedParameter, gathered, piece_of
+from ..tensor._sharded import ShardedParameter, gathered, load_value, piece_of, state_value
 from . import _fully_shard as F2
 from .api import (BackwardPrefetch, CPUOffload, FullOptimStateDictConfig, FullStateDictConfig,
                   LocalOptimStateDictConfig, LocalStateDictConfig, MixedPrecision, OptimStateDictConfig,
@@ -112,9 +114,12 @@ class FullyShardedDataParallel(Module):
                     gathered(v)  # every rank takes part in the gathers; rank 0 keeps them
             return type(inner)()
         out = type(inner)()
+        sharded = info["type"] is StateDictType.SHARDED_STATE_DICT
         for k, v in inner.items():
             if full and isinstance(v, ShardedParameter):
                 out[k] = gathered(v)
+            elif sharded and isinstance(v, ShardedParameter):
+                out[k] = state_value(v, keep_vars)  # a DTensor of the piece (PyTorch: ShardedTensor / DTensor)
             else:
                 out[k] = v if keep_vars else v.detach()
         return out
@@ -124,6 +129,10 @@ class FullyShardedDataParallel(Module):
         if info["type"] is StateDictType.FULL_STATE_DICT:
             own = dict(self._fsdp_wrapped_module.named_parameters())
             state_dict = {k: piece_of(own[k], v) if isinstance(own.get(k), ShardedParameter) else v
+                          for k, v in state_dict.items()}
+        else:
+            own = dict(self._fsdp_wrapped_module.named_parameters())
+            state_dict = {k: load_value(own[k], v) if isinstance(own.get(k), ShardedParameter) else v
                           for k, v in state_dict.items()}
         return self._fsdp_wrapped_module.load_state_dict(state_dict, strict=strict)
 

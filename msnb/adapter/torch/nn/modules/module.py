@@ -118,7 +118,16 @@ class Module(ms.nn.Cell):
     def _call_eager(self, args, kwargs):
         d = self.__dict__
         if d["_forward_pre_hooks"]:
-            for h in list(d["_forward_pre_hooks"].values()):
+            kw_hooks = d["_forward_hooks_with_kwargs"]
+            for hid, h in list(d["_forward_pre_hooks"].items()):
+                if ("pre", hid) in kw_hooks:  # with_kwargs=True: hook(module, args, kwargs) -> (args, kwargs)
+                    r = h(self, args, kwargs)
+                    if r is not None:
+                        if not (isinstance(r, tuple) and len(r) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, "
+                                               f"new_kwargs), but got {r}.")
+                        args, kwargs = r
+                    continue
                 r = h(self, args)
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
@@ -127,8 +136,9 @@ class Module(ms.nn.Cell):
         out = (_amp_policy.call_module(self, self.forward, args, kwargs) if _amp_policy.engaged()
                else self.forward(*args, **kwargs))
         if d["_forward_hooks"]:
-            for h in list(d["_forward_hooks"].values()):
-                r = h(self, args, out)
+            for hid, h in list(d["_forward_hooks"].items()):
+                r = h(self, args, kwargs, out) if ("post", hid) in d["_forward_hooks_with_kwargs"] else \
+                    h(self, args, out)
                 if r is not None:
                     out = r
         return out
@@ -152,7 +162,8 @@ class Module(ms.nn.Cell):
                                 "(torch.nn.Parameter or None expected)")
             params[name] = value
         elif isinstance(value, Module):
-            self._drop(name)
+            if name not in d["_modules"]:  # a submodule replaced keeps its place (Sequential order), as PyTorch
+                self._drop(name)
             d["_modules"][name] = value
             d["_cells"][name] = value
         elif name in d["_modules"]:
@@ -415,6 +426,8 @@ class Module(ms.nn.Cell):
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         h = _Handle(self._forward_hooks)
         self._forward_hooks[h.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs.add(("post", h.id))
         if prepend:
             self._forward_hooks.move_to_end(h.id, last=False)
         return h
@@ -422,6 +435,8 @@ class Module(ms.nn.Cell):
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         h = _Handle(self._forward_pre_hooks)
         self._forward_pre_hooks[h.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs.add(("pre", h.id))
         if prepend:
             self._forward_pre_hooks.move_to_end(h.id, last=False)
         return h
@@ -450,6 +465,8 @@ class Module(ms.nn.Cell):
         own = {}
         for mp, m in self.named_modules():
             pre = mp + ("." if mp else "")
+            if "_checkpoint_wrapped_module." in pre:  # an activation-checkpoint wrapper's keys omit its segment
+                pre = pre.replace("_checkpoint_wrapped_module.", "")
             for k, p in m._parameters.items():
                 if p is not None:
                     own[pre + k] = (m, "_parameters", k)

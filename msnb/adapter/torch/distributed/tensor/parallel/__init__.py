@@ -9,8 +9,10 @@ pieces with PyTorch's collectives: colwise sums the input's gradient over the
 mesh in backward; rowwise sums the partial outputs in forward (all-reduce, or
 reduce-scatter for a sharded output layout).  ``SequenceParallel`` runs
 ``LayerNorm`` / ``Dropout`` on sequence shards and sums the norm's weight
-gradients.  The sharded weights are msnb ``Parameter``s of the local piece
-(``p.shape`` is local; ``p.full_tensor()`` gathers).
+gradients.  ``PrepareModuleInput`` / ``PrepareModuleOutput`` turn a
+module's inputs / outputs into DTensors of the given layouts and redistribute
+them (hooks, as PyTorch's).  The sharded weights are msnb ``Parameter``s of
+the local piece (``p.shape`` is local; ``p.full_tensor()`` gathers).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from .._api import DTensor, distribute_tensor
 from .._sharded import ShardedParameter
 from ..placement_types import Replicate, Shard
 
-__all__ = ["ParallelStyle", "ColwiseParallel", "RowwiseParallel", "SequenceParallel", "parallelize_module"]
+__all__ = ["ParallelStyle", "ColwiseParallel", "RowwiseParallel", "SequenceParallel", "PrepareModuleInput",
+           "PrepareModuleOutput", "PrepareModuleInputOutput", "parallelize_module"]
 
 _SUPPORT = "see the support list: python -m msnb.adapter.support --markdown"
 
@@ -234,6 +237,131 @@ class SequenceParallel(ParallelStyle):
         return _install(module, prepare, forward)
 
 
+def _layouts(layouts):
+    from ..placement_types import Placement
+    return (layouts,) if isinstance(layouts, Placement) else (None if layouts is None else tuple(layouts))
+
+
+def _to_layout(x, mesh, layout, desired, use_local):
+    """One module input / output: as a DTensor of ``layout`` (a plain tensor is this rank's piece),
+    redistributed to ``desired``; its local tensor when ``use_local``.  ``layout`` None: left alone."""
+    import msnb.adapter.torch as torch
+    if layout is None:
+        return x
+    if isinstance(x, DTensor):
+        dt = x
+    elif isinstance(x, torch.Tensor):
+        dt = DTensor.from_local(x, mesh, (layout,))
+    else:
+        raise AssertionError("expecting input to be a torch.Tensor!")
+    if desired is not None and layout != desired:
+        dt = dt.redistribute(placements=(desired,))
+    return dt.to_local() if use_local else dt
+
+
+class PrepareModuleInput(ParallelStyle):
+    """msnb implementation of ``PrepareModuleInput``: a forward pre-hook lays the module's inputs
+    (positional, and keyword ones with ``input_kwarg_layouts``) out as DTensors and redistributes them."""
+
+    def __init__(self, *, input_layouts=None, desired_input_layouts=None, input_kwarg_layouts=None,
+                 desired_input_kwarg_layouts=None, use_local_output=False):
+        self.input_layouts = _layouts(input_layouts)
+        self.desired_input_layouts = _layouts(desired_input_layouts)
+        self.use_local_output = use_local_output
+        if self.input_layouts is not None:
+            if self.desired_input_layouts is None:
+                raise AssertionError("desired module inputs should not be None!")
+            if len(self.input_layouts) != len(self.desired_input_layouts):
+                raise AssertionError("input_layouts and desired_input_layouts should have same length!")
+        self.with_kwargs = input_kwarg_layouts is not None
+        self.input_kwarg_layouts = input_kwarg_layouts or {}
+        self.desired_input_kwarg_layouts = desired_input_kwarg_layouts or {}
+        if self.with_kwargs and len(self.input_kwarg_layouts) != len(self.desired_input_kwarg_layouts):
+            raise AssertionError("input_kwarg_layouts and desired_input_kwarg_layouts should have same length!")
+
+    def __repr__(self):
+        return (f"PrepareModuleInput(input_layouts={self.input_layouts}, desired_input_layouts="
+                f"{self.desired_input_layouts}, input_kwarg_layouts={self.input_kwarg_layouts}, "
+                f"desired_input_kwarg_layouts={self.desired_input_kwarg_layouts}, "
+                f"use_local_output={self.use_local_output})")
+
+    def _args(self, inputs, mesh):
+        if self.input_layouts is None:
+            return inputs
+        inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+        if len(inputs) != len(self.input_layouts):
+            raise ValueError("module inputs and input_layouts should have same length!")
+        return tuple(_to_layout(x, mesh, lay, want, self.use_local_output)
+                     for x, lay, want in zip(inputs, self.input_layouts, self.desired_input_layouts))
+
+    def _apply(self, module, mesh):
+        if self.with_kwargs:
+            def pre(_, args, kwargs):
+                return self._args(args, mesh), {
+                    k: _to_layout(v, mesh, self.input_kwarg_layouts.get(k), self.desired_input_kwarg_layouts.get(k),
+                                  self.use_local_output) for k, v in kwargs.items()}
+            module.register_forward_pre_hook(pre, with_kwargs=True)
+        else:
+            module.register_forward_pre_hook(lambda _, args: self._args(args, mesh))
+        return module
+
+
+class PrepareModuleOutput(ParallelStyle):
+    """msnb implementation of ``PrepareModuleOutput``: a forward hook lays the module's outputs out as
+    DTensors of ``output_layouts`` and redistributes them to ``desired_output_layouts``."""
+
+    def __init__(self, *, output_layouts, desired_output_layouts, use_local_output=True):
+        self.output_layouts = _layouts(output_layouts)
+        self.desired_output_layouts = _layouts(desired_output_layouts)
+        self.use_local_output = use_local_output
+        if len(self.output_layouts) != len(self.desired_output_layouts):
+            raise AssertionError("output_layouts and desired_output_layouts should have same length!")
+
+    def __repr__(self):
+        return (f"PrepareModuleOutput(output_layouts={self.output_layouts}, desired_output_layouts="
+                f"{self.desired_output_layouts}, use_local_output={self.use_local_output})")
+
+    def _outputs(self, outputs, mesh):
+        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        if len(outputs) != len(self.output_layouts):
+            raise ValueError("module outputs and output_layouts should have same length!")
+        out = tuple(_to_layout(x, mesh, lay, want, self.use_local_output)
+                    for x, lay, want in zip(outputs, self.output_layouts, self.desired_output_layouts))
+        return out[0] if len(out) == 1 else out
+
+    def _apply(self, module, mesh):
+        module.register_forward_hook(lambda _, args, outputs: self._outputs(outputs, mesh))
+        return module
+
+
+class PrepareModuleInputOutput(ParallelStyle):
+    """msnb implementation of ``PrepareModuleInputOutput``: PrepareModuleInput and PrepareModuleOutput in one."""
+
+    def __init__(self, *, input_layouts=None, desired_input_layouts=None, input_kwarg_layouts=None,
+                 desired_input_kwarg_layouts=None, use_local_input=False, output_layouts, desired_output_layouts,
+                 use_local_output=True):
+        self.prepare_module_input = PrepareModuleInput(
+            input_layouts=input_layouts, desired_input_layouts=desired_input_layouts,
+            input_kwarg_layouts=input_kwarg_layouts, desired_input_kwarg_layouts=desired_input_kwarg_layouts,
+            use_local_output=use_local_input)
+        self.prepare_module_output = PrepareModuleOutput(
+            output_layouts=output_layouts, desired_output_layouts=desired_output_layouts,
+            use_local_output=use_local_output)
+
+    def __repr__(self):
+        i, o = self.prepare_module_input, self.prepare_module_output
+        return (f"PrepareModuleInputOutput(input_layouts={i.input_layouts}, desired_input_layouts="
+                f"{i.desired_input_layouts}, input_kwarg_layouts={i.input_kwarg_layouts}, "
+                f"desired_input_kwarg_layouts={i.desired_input_kwarg_layouts}, use_local_input={i.use_local_output}, "
+                f"output_layouts={o.output_layouts}, desired_output_layouts={o.desired_output_layouts}, "
+                f"use_local_output={o.use_local_output})")
+
+    def _apply(self, module, mesh):
+        self.prepare_module_input._apply(module, mesh)
+        self.prepare_module_output._apply(module, mesh)
+        return module
+
+
 def _matches(module, pattern):
     parts = pattern.split(".")
     for path, sub in module.named_modules():
@@ -268,5 +396,4 @@ def parallelize_module(module, device_mesh=None, parallelize_plan=None, *, src_d
     return module
 
 
-__getattr__ = _module_getattr("torch.distributed.tensor.parallel", (
-    "PrepareModuleInput", "PrepareModuleInputOutput", "PrepareModuleOutput", "loss_parallel"))
+__getattr__ = _module_getattr("torch.distributed.tensor.parallel", ("loss_parallel",))
