@@ -28,9 +28,9 @@ the step holds more than one ``backward``, or gradients are accumulated
 Never slower than PyNative: a compiled step is not always faster (on a small
 CPU host MindSpore's graph executor can spend more than the same kernels run
 one by one).  After the first replay, the next steps of a recorded step run
-alternately as the compiled graph and plainly in PyNative (every event eager,
-no region graphs), each a real step of the loop, timed from its first module
-call to the end of its ``optimizer.step()``; once each form has
+plainly in PyNative (every event eager, no region graphs), then as the compiled
+graph, each block's first step untimed, each a real step of the loop, timed from its first module
+call to the start of the next step (so ``loss.item()`` after ``step()`` counts); once each form has
 :data:`MEASURE` timed steps, the faster (by median) is kept for that step
 signature and one line says so.  ``MSNB_GRAPH_CHOICE=graph`` or ``=pynative``
 forces a form (``auto``, the default, measures).  Both forms compute the same
@@ -80,6 +80,7 @@ CLOCK = [time.perf_counter]
 _choice: dict = {}  # step signature -> "graph" | "pynative" (kept for good)
 _timings: dict = {}  # step signature -> {"graph": [seconds...], "pynative": [...], "warm": bool}
 _RUNNING: list = [None]  # the form of the step being timed now ("graph" | "pynative"), for a fake clock
+_PENDING: list = [None]  # (signature, form, start) of a timed step that ended, until the next step starts
 
 
 def active() -> bool:
@@ -118,7 +119,7 @@ def reset() -> None:
     abandon()
     for d in (_by_start, _seen, _compiled, _tries, _div, _objs, _choice, _timings):
         d.clear()
-    _RUNNING[0] = None
+    _RUNNING[0] = _PENDING[0] = None
     _counts.update(recorded=0, replayed=0, diverged=0, pynative=0)
 
 
@@ -419,7 +420,7 @@ def abandon() -> None:
     """Drop the open step (recording abandoned, replay results not committed)."""
     ch = _CHAIN[0]
     _CHAIN[0] = None
-    _RUNNING[0] = None
+    _RUNNING[0] = _PENDING[0] = None  # (the cell ends: its tail is no step's time)
     if ch is not None and ch.rec is not None:
         _stop_recording(ch)
     if ch is not None and ch.mode == "replay":
@@ -430,18 +431,21 @@ def abandon() -> None:
 def _form(sig) -> tuple[str, bool]:
     """``(form, timed)``: how a recorded step with signature ``sig`` runs now.  Forced by
     ``MSNB_GRAPH_CHOICE``, else the form kept for it, else (measuring) one untimed graph
-    warm-up replay, then PyNative and graph alternately until each has :data:`MEASURE` timings."""
+    warm-up replay, then a block of PyNative steps and a block of graph steps, each until it has
+    :data:`MEASURE` timings (a block's first step untimed)."""
     forced = choice_setting()
     if forced != "auto":
         return forced, False
     kept = _choice.get(sig)
     if kept is not None:
         return kept, False
-    t = _timings.setdefault(sig, {"graph": [], "pynative": [], "warm": False})
+    t = _timings.setdefault(sig, {"graph": [], "pynative": [], "warm": False, "block": None})
     if not t["warm"]:
         t["warm"] = True
         return "graph", False
-    return ("pynative" if len(t["pynative"]) <= len(t["graph"]) else "graph"), True
+    form = "pynative" if len(t["pynative"]) < MEASURE else "graph"
+    first, t["block"] = t["block"] != form, form
+    return form, not first  # a block's first step is untimed: it pays the switch from the other form
 
 
 def _plain(fn, *args):
@@ -455,31 +459,42 @@ def _plain(fn, *args):
 
 
 def _timed_end(ch) -> None:
-    """A timed step that ran as recorded: its time counts for its form (after a sync, so
-    both forms are timed to the end of their kernels); both measured: keep the faster."""
-    if ch.t0 is None:
+    """A timed step that ran as recorded: its time runs on to the start of the next step, so
+    the host reads after ``optimizer.step()`` (``loss.item()``) and a graph still running
+    then count for the form that caused them (:func:`_settle`)."""
+    if ch.t0 is not None:
+        _PENDING[0] = (ch.predicted, ch.form, ch.t0)
+
+
+def _settle() -> None:
+    """At the next step's start: the timed step's time counts for its form (after a sync);
+    once both forms are measured, keep the faster."""
+    pending, _PENDING[0] = _PENDING[0], None
+    if pending is None:
         return
+    sig, form, t0 = pending
     _ms.sync()
-    dt = CLOCK[0]() - ch.t0
+    dt = CLOCK[0]() - t0
     _RUNNING[0] = None
-    t = _timings.get(ch.predicted)
-    if t is None or ch.predicted in _choice:
+    t = _timings.get(sig)
+    if t is None or sig in _choice:
         return
-    t[ch.form].append(dt)
+    t[form].append(dt)
     if len(t["graph"]) < MEASURE or len(t["pynative"]) < MEASURE:
         return
     g, p = statistics.median(t["graph"]), statistics.median(t["pynative"])
     if g <= p:
-        _choice[ch.predicted] = "graph"
+        _choice[sig] = "graph"
         note(f"the compiled training step ran {p / g:.1f}x faster than PyNative on this host; it stays "
              "compiled (MSNB_GRAPH_CHOICE=pynative to force PyNative)")
     else:
-        _choice[ch.predicted] = "pynative"
+        _choice[sig] = "pynative"
         note(f"the compiled training step ran {g / p:.1f}x slower than PyNative on this host; it runs in "
              "PyNative from now on (MSNB_GRAPH_CHOICE=graph to force the graph)")
 
 
 def _start(desc, module, args, kwargs, eager, leaves, spec, frame):
+    _settle()
     predicted = _by_start.get(desc)
     ch = _Chain(desc, predicted)
     _CHAIN[0] = ch
