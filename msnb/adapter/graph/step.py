@@ -27,9 +27,10 @@ the step holds more than one ``backward``, or gradients are accumulated
 
 Never slower than PyNative: a compiled step is not always faster (on a small
 CPU host MindSpore's graph executor can spend more than the same kernels run
-one by one).  After the first replay, the next steps of a recorded step run
-plainly in PyNative (every event eager, no region graphs), then as the compiled
-graph, each block's first step untimed, each a real step of the loop, timed from its first module
+one by one).  Once a step is known, a block of its steps runs plainly in
+PyNative (every event eager, no region graphs) before it is recorded, then,
+after the recording, a block as the compiled graph, each block's first step
+untimed, each a real step of the loop, timed from its first module
 call to the start of the next step (so ``loss.item()`` after ``step()`` counts); once each form has
 :data:`MEASURE` timed steps, the faster (by median) is kept for that step
 signature and one line says so.  ``MSNB_GRAPH_CHOICE=graph`` or ``=pynative``
@@ -430,9 +431,9 @@ def abandon() -> None:
 
 def _form(sig) -> tuple[str, bool]:
     """``(form, timed)``: how a recorded step with signature ``sig`` runs now.  Forced by
-    ``MSNB_GRAPH_CHOICE``, else the form kept for it, else (measuring) one untimed graph
-    warm-up replay, then a block of PyNative steps and a block of graph steps, each until it has
-    :data:`MEASURE` timings (a block's first step untimed)."""
+    ``MSNB_GRAPH_CHOICE``, else the form kept for it, else (measuring, the PyNative block
+    ran before the recording: :func:`_measure_first`) the graph block until it has
+    :data:`MEASURE` timings (its first step, the warm-up replay, untimed)."""
     forced = choice_setting()
     if forced != "auto":
         return forced, False
@@ -440,12 +441,30 @@ def _form(sig) -> tuple[str, bool]:
     if kept is not None:
         return kept, False
     t = _timings.setdefault(sig, {"graph": [], "pynative": [], "warm": False, "block": None})
-    if not t["warm"]:
-        t["warm"] = True
+    if not t["warm"]:  # the graph block's first step: untimed
+        t["warm"], t["block"] = True, "graph"
         return "graph", False
     form = "pynative" if len(t["pynative"]) < MEASURE else "graph"
     first, t["block"] = t["block"] != form, form
     return form, not first  # a block's first step is untimed: it pays the switch from the other form
+
+
+def _measure_first(ch, desc, predicted, eager, args, kwargs):
+    """Before a step is recorded (``auto``): a block of plain PyNative steps, timed (its first
+    untimed), in a process that has not compiled the step yet; None once it has its timings."""
+    if choice_setting() != "auto" or predicted in _choice or _tries.get(desc, 0) >= _MAX_TRIES \
+            or _eligible(predicted) is not None:
+        return None
+    t = _timings.setdefault(predicted, {"graph": [], "pynative": [], "warm": False, "block": None})
+    if len(t["pynative"]) >= MEASURE:
+        return None
+    first, t["block"] = t["block"] != "pynative", "pynative"
+    ch.mode = ch.form = "pynative"
+    _counts["pynative"] += 1
+    if not first:
+        _RUNNING[0] = "pynative"
+        ch.t0 = CLOCK[0]()
+    return (_observed(ch, _plain(eager, args, kwargs), _tensor_cls()),)
 
 
 def _plain(fn, *args):
@@ -529,6 +548,10 @@ def _start(desc, module, args, kwargs, eager, leaves, spec, frame):
                 pos += n
             return _replay_module(ch, 0, module, args, kwargs, eager, leaves, spec)
         ch.t0 = _RUNNING[0] = None  # other shapes or roles than recorded: not this step's timing
+    if predicted is not None and predicted not in _compiled:
+        measured = _measure_first(ch, desc, predicted, eager, args, kwargs)
+        if measured is not None:
+            return measured[0]
     if predicted is not None and predicted not in _compiled and choice_setting() == "pynative" \
             and _eligible(predicted) is None:
         ch.mode = "pynative"  # forced: nothing is recorded or compiled

@@ -1,8 +1,8 @@
 """Graph mode is never slower than PyNative (graph/step.py, issue #21.1).
 
-A recorded training step is timed on its first replays, in a block of steps
-plainly in PyNative and a block as the compiled graph, and the faster form is
-kept for that step.  A fake clock decides which form is "faster" (no timed assertions).
+A training step is timed in a block of steps run plainly in PyNative before it
+is recorded and a block of its first replays as the compiled graph, and the
+faster form is kept for that step.  A fake clock decides which form is "faster" (no timed assertions).
 Whichever form is kept -- and while both are being measured -- training must
 continue exactly as in PyNative: losses, parameters, gradients and optimizer
 state; each measured step is a real step, run once."""
@@ -44,15 +44,16 @@ def test_the_faster_form_is_kept_and_training_stays_pynative(auto, graph_cost, p
     _same(eager, compiled, rtol=2e-3, atol=1e-4)
     assert whole.choices() == [kept]
     st = whole.stats()
-    # steps 1-2 observed, step 3 recorded, step 4 the warm-up replay, then a block of 1 + m PyNative
-    # steps and one of 1 + m graph steps (each block's first untimed)
+    # step 1 observed; step 2 in PyNative (predicted from step 1, whose events differ: the optimizer
+    # had no state yet), a block of 1 + m PyNative steps (its first untimed), one step recorded, then
+    # a block of 1 + m graph replays (the first, the warm-up, untimed)
     assert st["recorded"] == 1
-    assert st["replayed"] + st["pynative"] == steps - 3, st  # every later step ran once, in one form
+    assert st["replayed"] + st["pynative"] == steps - 2, st  # every later step ran once, in one form
     if kept == "pynative":
-        assert st["replayed"] == 1 + 1 + m and st["pynative"] == steps - 3 - 2 - m, st
+        assert st["replayed"] == 1 + m and st["pynative"] == steps - 2 - 1 - m, st
         assert any("slower than PyNative" in n and "MSNB_GRAPH_CHOICE=graph" in n for n in notes())
     else:
-        assert st["pynative"] == 1 + m and st["replayed"] == steps - 3 - 1 - m, st
+        assert st["pynative"] == 2 + m and st["replayed"] == steps - 2 - 2 - m, st
         assert any("faster than PyNative" in n for n in notes())
     assert len([n for n in notes() if "than PyNative on this host" in n]) == 1  # said once
 
