@@ -48,8 +48,13 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--steps", type=int, default=10, help="steps per mode and round (the first 4 are warm-up)")
     p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--jit-level", default="", help="MSNB_JIT_LEVEL for the recorded graphs (O0, O1; default: "
+                   "MindSpore's)")
     a = p.parse_args(argv)
     os.environ.setdefault("GLOG_v", "3")
+    os.environ["MSNB_GRAPH_CHOICE"] = "graph"  # the compiled step is what is timed, not the faster form
+    if a.jit_level:
+        os.environ["MSNB_JIT_LEVEL"] = a.jit_level
     import mindspore
 
     from msnb.runtime.context import set_launch
@@ -106,7 +111,8 @@ def main(argv=None) -> None:
             print(f"round {r}: CPU ms/step (median of {len(pyn)}) PyNative {statistics.median(pyn):.0f}, "
                   f"graph {statistics.median(grf):.0f} (graph/PyNative {statistics.median(grf) / statistics.median(pyn):.2f}); "
                   f"one compiled call (median): CPU {run_cpu:.0f} ms, wall {run_wall:.0f} ms over {len(runs['cpu'])} calls; "
-                  f"final loss {lp:.7f} / {lg:.7f}; {launch} launch; load {load:.1f}", flush=True)
+                  f"final loss {lp:.7f} / {lg:.7f}; {launch} launch; jit_level {a.jit_level or 'default'}; "
+                  f"load {load:.1f}", flush=True)
     finally:
         _ms.trace_run = plain_run
         graph.reset()

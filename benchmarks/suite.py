@@ -82,6 +82,9 @@ def run(cmd, pythonpath=None, timeout=3600):
         if res.returncode != 0 or line is None:
             return {"error": ((res.stderr or res.stdout).strip().splitlines() or ["failed"])[-1]}
         out = json.loads(line)
+        said = [ln for ln in (res.stdout + res.stderr).splitlines() if "than PyNative on this host" in ln]
+        if said:  # graph mode's per-step choice (graph/step.py): which form the timed steps ran
+            out["graph_choice"] = "pynative" if "runs in PyNative" in said[0] else "graph"
         if os.path.exists(report):
             with open(report, encoding="utf-8") as f:
                 rep = json.load(f)
@@ -103,7 +106,8 @@ def summarize(results, warmup):
                "cpu_ms_per_step": med("cpu_ms_per_step") if all("cpu_ms_per_step" in x for x in ok) else None,
                "peak_rss_mb": max(x["peak_rss_mb"] for x in ok), "loss": ok[0]["loss"], "runs": len(ok)}
         if "compile_s" in ok[0] and ("graph" in n):
-            row.update(compile_s=med("compile_s"), graphs=ok[0]["graphs"], fallbacks=ok[0]["fallbacks"])
+            row.update(compile_s=med("compile_s"), graphs=ok[0]["graphs"], fallbacks=ok[0]["fallbacks"],
+                       graph_choice=[x.get("graph_choice") for x in ok])
         elif n.startswith("mindspore_graph"):  # ms.jit compiles in its first call
             row["compile_s"] = max(0.0, med("first_steps_s") - warmup * med("median_step_ms") / 1000)
         rows[n] = row
@@ -221,6 +225,8 @@ def render(out) -> str:
         for n, x in rows.items():
             comp = f"{x['compile_s']:9.1f}" if "compile_s" in x else f"{'':9s}"
             fb = f"  fallbacks: {len(x['fallbacks'])}" if x.get("fallbacks") else ""
+            kept = [c for c in x.get("graph_choice") or () if c]
+            fb += f"  kept: {', '.join(kept)}" if kept else ""
             lines.append(f"  {n:28s} {x['samples_per_s']:11.1f} {x['step_ms']:9.1f} {x.get('cpu_ms_per_step') or 0:8.1f} {comp} {x['peak_rss_mb']:11.0f}{fb}")
         for n, e in r["errors"].items():
             lines.append(f"  {n:28s} failed: {e}")

@@ -278,6 +278,20 @@ class _TraceContext(_jt.TraceJitContext):
 
 _TRACE = _TraceContext()
 _RECORDER = _jt.tr.get_instance()
+_JIT_CONFIGS: dict = {}
+
+
+def _jit_config() -> dict:
+    """The jit options msnb's recorded graphs compile and run with: MindSpore's defaults, or
+    ``MSNB_JIT_LEVEL`` (``O0`` / ``O1``) to compare levels (benchmarks/graph_step_cpu.py)."""
+    level = os.environ.get("MSNB_JIT_LEVEL", "")
+    if not level:
+        return _jt._DEFAULT_JIT_CONFIG
+    cfg = _JIT_CONFIGS.get(level)
+    if cfg is None:
+        from mindspore.graph.jit_config import JitConfig
+        cfg = _JIT_CONFIGS[level] = JitConfig(jit_level=level).jit_config_dict
+    return cfg
 
 
 def trace_open() -> bool:
@@ -306,7 +320,7 @@ def trace_pass(src, dst) -> None:
 def trace_end(outputs) -> None:
     """Close the open trace and compile it with ``outputs`` as the graph's outputs."""
     try:
-        _RECORDER.end_graph(*_TRACE.where, _jt._DEFAULT_JIT_CONFIG, *outputs)
+        _RECORDER.end_graph(*_TRACE.where, _jit_config(), *outputs)
     finally:
         _set_jit_context(None)
 
@@ -316,7 +330,7 @@ def trace_abandon(output=None) -> None:
     the record is closed with one trivial output and never run."""
     try:
         if output is not None and _jit_context() is _TRACE:
-            _RECORDER.end_graph(*_TRACE.where, _jt._DEFAULT_JIT_CONFIG, output)
+            _RECORDER.end_graph(*_TRACE.where, _jit_config(), output)
     except BaseException:  # e.g. KeyboardInterrupt inside MindSpore's compiler
         _set_jit_context(None)
         _recorder_clean(output)
@@ -384,5 +398,5 @@ def sync() -> None:
 
 def trace_run(phase: str, inputs) -> tuple:
     """Run compiled graph ``phase`` on ``inputs``; always returns a tuple of MindSpore tensors."""
-    out = _convert_python_data(_RECORDER.run_graph(phase, _jt._DEFAULT_JIT_CONFIG, tuple(inputs)))
+    out = _convert_python_data(_RECORDER.run_graph(phase, _jit_config(), tuple(inputs)))
     return out if isinstance(out, tuple) else (out,)

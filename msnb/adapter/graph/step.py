@@ -24,12 +24,28 @@ The recording falls back (the step then runs region by region, as before)
 when a value is read on the host inside the step, random numbers are drawn,
 the step holds more than one ``backward``, or gradients are accumulated
 (``.grad`` not None at ``backward``).  ``MSNB_GRAPH_STEP=0`` turns it off.
+
+Never slower than PyNative: a compiled step is not always faster (on a small
+CPU host MindSpore's graph executor can spend more than the same kernels run
+one by one).  Once a step is known, a block of its steps runs plainly in
+PyNative (every event eager, no region graphs) before it is recorded, then,
+after the recording, a block as the compiled graph, each block's first step
+untimed, each a real step of the loop, timed from its first module
+call to the start of the next step (so ``loss.item()`` after ``step()`` counts); once each form has
+:data:`MEASURE` timed steps, the faster (by median) is kept for that step
+signature and one line says so.  ``MSNB_GRAPH_CHOICE=graph`` or ``=pynative``
+forces a form (``auto``, the default, measures).  Both forms compute the same
+values, write the same parameters and optimizer state and draw no random
+numbers (a step that draws them is never compiled), so training continues
+identically whichever runs.
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import sys
+import time
 import weakref
 
 from .. import _ms
@@ -39,7 +55,8 @@ from . import update as _gupd
 from .capture import Recording
 from .region import compiling, note, replayed
 
-__all__ = ["module_call", "backward", "clip", "optimizer_step", "active", "enabled", "stats", "reset", "abandon"]
+__all__ = ["module_call", "backward", "clip", "optimizer_step", "active", "enabled", "stats", "reset", "abandon",
+           "choice_setting", "choices", "running_form", "CLOCK", "MEASURE"]
 
 _DEPTH = [0]
 #: index of the step event running now while a step is recorded (None between events)
@@ -55,8 +72,16 @@ _compiled: dict = {}
 _tries: dict = {}
 _div: dict = {}  # step start -> replayed steps in a row that diverged
 _objs: dict = {}
-_counts = {"recorded": 0, "replayed": 0, "diverged": 0}
+_counts = {"recorded": 0, "replayed": 0, "diverged": 0, "pynative": 0}
 _LABEL = "training step"
+#: timed steps per form before the faster one is kept (after one untimed warm-up replay)
+MEASURE = 3
+#: ``[clock]``: what the step timings read (tests put a fake clock here)
+CLOCK = [time.perf_counter]
+_choice: dict = {}  # step signature -> "graph" | "pynative" (kept for good)
+_timings: dict = {}  # step signature -> {"graph": [seconds...], "pynative": [...], "warm": bool}
+_RUNNING: list = [None]  # the form of the step being timed now ("graph" | "pynative"), for a fake clock
+_PENDING: list = [None]  # (signature, form, start) of a timed step that ended, until the next step starts
 
 
 def active() -> bool:
@@ -69,16 +94,34 @@ def enabled() -> bool:
 
 
 def stats() -> dict:
-    """Whole-step graphs recorded, steps replayed as one graph, replayed steps that diverged."""
+    """Whole-step graphs recorded, steps replayed as one graph, replayed steps that diverged,
+    recorded steps run in PyNative instead (measured or chosen)."""
     return dict(_counts)
+
+
+def choice_setting() -> str:
+    """``MSNB_GRAPH_CHOICE``: ``auto`` (measure both forms, keep the faster), ``graph`` or ``pynative``."""
+    v = os.environ.get("MSNB_GRAPH_CHOICE", "auto").strip().lower()
+    return v if v in ("graph", "pynative") else "auto"
+
+
+def choices() -> list[str]:
+    """The form kept for each recorded step measured so far ("graph" or "pynative")."""
+    return list(_choice.values())
+
+
+def running_form():
+    """The form of the step being timed now (``"graph"``, ``"pynative"``) or None."""
+    return _RUNNING[0]
 
 
 def reset() -> None:
     """Forget every recorded step (tests)."""
     abandon()
-    for d in (_by_start, _seen, _compiled, _tries, _div, _objs):
+    for d in (_by_start, _seen, _compiled, _tries, _div, _objs, _choice, _timings):
         d.clear()
-    _counts.update(recorded=0, replayed=0, diverged=0)
+    _RUNNING[0] = _PENDING[0] = None
+    _counts.update(recorded=0, replayed=0, diverged=0, pynative=0)
 
 
 def _tensor_cls():
@@ -130,6 +173,8 @@ class _Chain:
         self.event_writes = {}  # input position -> index of the event that last wrote it
         self.done = 0  # replay: events whose writes are due
         self.arg_pos = []  # record: per module event, the input slot of each tensor argument (or None)
+        self.t0 = None  # clock at the step's start when this step is timed
+        self.form = None  # the form timed ("graph" | "pynative")
 
     def locate(self, t):
         for k, flat in enumerate(self.flats):
@@ -287,6 +332,8 @@ def _module_event(module, args, kwargs, eager):
         return _start(desc, module, args, kwargs, eager, leaves, spec, frame)
     k = len(ch.events)
     ch.events.append(desc)
+    if ch.mode == "pynative":
+        return _observed(ch, _plain(eager, args, kwargs), Tensor)
     if ch.mode == "record":
         if not _expect(ch, k, desc):
             return _observed(ch, _gmod.call(module, args, kwargs, eager), Tensor)
@@ -342,7 +389,7 @@ def _commit(ch, upto) -> None:
     buffers, optimizer state); each write at most once."""
     for i, j, ev in ch.entry.commit:
         if ch.done <= ev < upto:
-            _ms.set_data(ch.tensors[i], ch.outs[j])
+            _gupd.write_back(ch.tensors[i], ch.outs[j])
     ch.done = max(ch.done, upto)
 
 
@@ -374,6 +421,7 @@ def abandon() -> None:
     """Drop the open step (recording abandoned, replay results not committed)."""
     ch = _CHAIN[0]
     _CHAIN[0] = None
+    _RUNNING[0] = _PENDING[0] = None  # (the cell ends: its tail is no step's time)
     if ch is not None and ch.rec is not None:
         _stop_recording(ch)
     if ch is not None and ch.mode == "replay":
@@ -381,12 +429,105 @@ def abandon() -> None:
         _diverged(ch)
 
 
+def _form(sig) -> tuple[str, bool]:
+    """``(form, timed)``: how a recorded step with signature ``sig`` runs now.  Forced by
+    ``MSNB_GRAPH_CHOICE``, else the form kept for it, else (measuring, the PyNative block
+    ran before the recording: :func:`_measure_first`) the graph block until it has
+    :data:`MEASURE` timings (its first step, the warm-up replay, untimed)."""
+    forced = choice_setting()
+    if forced != "auto":
+        return forced, False
+    kept = _choice.get(sig)
+    if kept is not None:
+        return kept, False
+    t = _timings.setdefault(sig, {"graph": [], "pynative": [], "warm": False, "block": None})
+    if not t["warm"]:  # the graph block's first step: untimed
+        t["warm"], t["block"] = True, "graph"
+        return "graph", False
+    form = "pynative" if len(t["pynative"]) < MEASURE else "graph"
+    first, t["block"] = t["block"] != form, form
+    return form, not first  # a block's first step is untimed: it pays the switch from the other form
+
+
+def _measure_first(ch, desc, predicted, eager, args, kwargs):
+    """Before a step is recorded (``auto``): a block of plain PyNative steps, timed (its first
+    untimed), in a process that has not compiled the step yet; None once it has its timings."""
+    if choice_setting() != "auto" or predicted in _choice or _tries.get(desc, 0) >= _MAX_TRIES \
+            or _eligible(predicted) is not None:
+        return None
+    t = _timings.setdefault(predicted, {"graph": [], "pynative": [], "warm": False, "block": None})
+    if len(t["pynative"]) >= MEASURE:
+        return None
+    first, t["block"] = t["block"] != "pynative", "pynative"
+    ch.mode = ch.form = "pynative"
+    _counts["pynative"] += 1
+    if not first:
+        _RUNNING[0] = "pynative"
+        ch.t0 = CLOCK[0]()
+    return (_observed(ch, _plain(eager, args, kwargs), _tensor_cls()),)
+
+
+def _plain(fn, *args):
+    """``fn(*args)`` with graph mode off: PyNative kernels, no region graphs."""
+    from . import STATE
+    prev, STATE.enabled = STATE.enabled, False
+    try:
+        return fn(*args)
+    finally:
+        STATE.enabled = prev
+
+
+def _timed_end(ch) -> None:
+    """A timed step that ran as recorded: its time runs on to the start of the next step, so
+    the host reads after ``optimizer.step()`` (``loss.item()``) and a graph still running
+    then count for the form that caused them (:func:`_settle`)."""
+    if ch.t0 is not None:
+        _PENDING[0] = (ch.predicted, ch.form, ch.t0)
+
+
+def _settle() -> None:
+    """At the next step's start: the timed step's time counts for its form (after a sync);
+    once both forms are measured, keep the faster."""
+    pending, _PENDING[0] = _PENDING[0], None
+    if pending is None:
+        return
+    sig, form, t0 = pending
+    _ms.sync()
+    dt = CLOCK[0]() - t0
+    _RUNNING[0] = None
+    t = _timings.get(sig)
+    if t is None or sig in _choice:
+        return
+    t[form].append(dt)
+    if len(t["graph"]) < MEASURE or len(t["pynative"]) < MEASURE:
+        return
+    g, p = statistics.median(t["graph"]), statistics.median(t["pynative"])
+    if g <= p:
+        _choice[sig] = "graph"
+        note(f"the compiled training step ran {p / g:.1f}x faster than PyNative on this host; it stays "
+             "compiled (MSNB_GRAPH_CHOICE=pynative to force PyNative)")
+    else:
+        _choice[sig] = "pynative"
+        note(f"the compiled training step ran {g / p:.1f}x slower than PyNative on this host; it runs in "
+             "PyNative from now on (MSNB_GRAPH_CHOICE=graph to force the graph)")
+
+
 def _start(desc, module, args, kwargs, eager, leaves, spec, frame):
+    _settle()
     predicted = _by_start.get(desc)
     ch = _Chain(desc, predicted)
     _CHAIN[0] = ch
     entry = _compiled.get(predicted)
     if entry is not None:
+        form, timed = _form(predicted)
+        ch.form = form
+        if timed:
+            _RUNNING[0] = form
+            ch.t0 = CLOCK[0]()
+        if form == "pynative":
+            ch.mode = "pynative"
+            _counts["pynative"] += 1
+            return _observed(ch, _plain(eager, args, kwargs), _tensor_cls())
         tensors, gsig = _gather(leaves, frame, predicted)
         if gsig == entry.gsig:
             ch.mode, ch.entry, ch.tensors = "replay", entry, tensors
@@ -406,6 +547,16 @@ def _start(desc, module, args, kwargs, eager, leaves, spec, frame):
                 ch.flats.append([meta(wrap(o), *m) for o, m in zip(outs[pos:pos + n], metas)])
                 pos += n
             return _replay_module(ch, 0, module, args, kwargs, eager, leaves, spec)
+        ch.t0 = _RUNNING[0] = None  # other shapes or roles than recorded: not this step's timing
+    if predicted is not None and predicted not in _compiled:
+        measured = _measure_first(ch, desc, predicted, eager, args, kwargs)
+        if measured is not None:
+            return measured[0]
+    if predicted is not None and predicted not in _compiled and choice_setting() == "pynative" \
+            and _eligible(predicted) is None:
+        ch.mode = "pynative"  # forced: nothing is recorded or compiled
+        _counts["pynative"] += 1
+        return _observed(ch, _plain(eager, args, kwargs), _tensor_cls())
     if predicted is not None and predicted not in _compiled and _tries.get(desc, 0) < _MAX_TRIES \
             and _eligible(predicted) is None:
         tensors, gsig = _gather(leaves, frame, predicted, record=True)
@@ -483,6 +634,8 @@ def backward(t, gradient, retain_graph, create_graph, inputs) -> bool:
     desc = ("b", ch.locate(t), gradient is None, bool(retain_graph), bool(create_graph), inputs is None)
     k = len(ch.events)
     ch.events.append(desc)
+    if ch.mode == "pynative":
+        return False  # PyNative's own backward
     if ch.mode == "record":
         if not _expect(ch, k, desc):
             return False
@@ -524,6 +677,8 @@ def clip(params, grads, numbers, fn):
     desc = ("c", tuple(id(p) for p in params), numbers, tuple((tuple(g.shape), g.dtype) for g in grads))
     k = len(ch.events)
     ch.events.append(desc)
+    if ch.mode == "pynative":
+        return fn()
     if ch.mode == "record" and _expect(ch, k, desc):
         from ..torch._core import K, wrap
         pos = {id(x): ti for ti, x in enumerate(ch.tensors[i] for i in ch.targets)}
@@ -573,12 +728,28 @@ def optimizer_step(opt, fn) -> None:
         _gupd._time_step(opt)
         _commit(ch, len(ch.events))
         _div.pop(ch.first, None)
+        _timed_end(ch)
         return None
     sig = tuple(ch.events)
+    if ch.mode == "pynative":
+        _gupd._time_step(opt)
+        fn()
+        if sig == ch.predicted:
+            _timed_end(ch)
+        else:
+            _RUNNING[0] = None
+            _learn(ch, sig)
+        return None
+    _RUNNING[0] = None
+    _learn(ch, sig)
+    return _gupd.optimizer_step(opt, fn) if capture.current() is None else fn()
+
+
+def _learn(ch, sig) -> None:
+    """A step that ran without its graph: what the next step starting the same way should be."""
     _seen[sig] = _seen.get(sig, 0) + 1
     if _by_start.get(ch.first) not in _compiled or _seen[sig] >= 2:
         _by_start[ch.first] = sig
-    return _gupd.optimizer_step(opt, fn) if capture.current() is None else fn()
 
 
 def _close(ch) -> None:

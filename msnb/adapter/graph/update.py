@@ -18,7 +18,7 @@ from .. import _ms
 from .capture import Recording, _place, user_frame
 from .region import Fallback, Region, _first_line, _report, compiling, fall_back, replayed
 
-__all__ = ["optimizer_step", "clip_grad_norm", "opt_key"]
+__all__ = ["optimizer_step", "clip_grad_norm", "opt_key", "write_back"]
 
 #: distinct keys seen without any repeating: the update's numbers change every call
 _MAX_KEYS = 12
@@ -33,6 +33,14 @@ def _number_key(v):
     return type(v).__name__
 
 
+def write_back(t, new) -> None:
+    """A compiled graph's new value for ``t`` (a parameter or optimizer state); a value
+    cached on the object for the host (the optimizer's ``step`` count) is dropped with it,
+    so a later PyNative step reads the new count."""
+    _ms.set_data(t, new)
+    t.__dict__.pop("_msnb_step", None)
+
+
 class _Entry:
     def __init__(self, phase, n_out, written, out_meta=None):
         self.phase, self.n_out, self.written = phase, n_out, written
@@ -43,7 +51,7 @@ class _Entry:
         from ..torch._core import meta, wrap
         outs = _ms.trace_run(self.phase, inputs)
         for i, new in zip(self.written, outs[self.n_out:]):
-            _ms.set_data(inputs[i], new)
+            write_back(inputs[i], new)
         replayed()
         return meta(wrap(outs[0]), *self.out_meta) if self.n_out else None
 

@@ -162,7 +162,7 @@ def test_a_batch_made_inside_the_step_is_not_baked_in(fresh):
 def test_turned_off_by_environment(fresh, monkeypatch):
     monkeypatch.setenv("MSNB_GRAPH_STEP", "0")
     _run("sgd", steps=5)
-    assert whole.stats() == {"recorded": 0, "replayed": 0, "diverged": 0}
+    assert whole.stats() == {"recorded": 0, "replayed": 0, "diverged": 0, "pynative": 0}
 
 
 def test_a_learning_rate_changed_every_step_keeps_pynative_numbers(fresh):
@@ -203,7 +203,7 @@ def test_an_error_inside_a_recorded_step_leaves_no_recording_open(fresh):
     assert one()  # recorded again, completed and compiled
     assert whole.stats()["recorded"] == 1
     one(extra=True)
-    assert whole.stats() == {"recorded": 1, "replayed": 1, "diverged": 1}
+    assert whole.stats() == {"recorded": 1, "replayed": 1, "diverged": 1, "pynative": 0}
     assert capture.current() is None
     one()
     assert whole.stats()["replayed"] == 2
