@@ -326,6 +326,10 @@ def _lstm_grad_cpu(x, h0, c0, w, y, hn, cn, dy, dhn, dcn, reserve, input_size, h
 TABLE = {
     # pointwise
     "add": (ops.add, mint.add), "sub": (ops.sub, mint.sub), "mul": (ops.mul, mint.mul),
+    # ``x + alpha * y`` rounded once (PyTorch's ``add(alpha=)``): on CPU bit for bit PyTorch's for
+    # float32 with a Python number ``alpha``; float64/float16 round ``alpha`` or the result
+    # otherwise (tests/adapter/torch/optim/test_add_alpha_rounding.py)
+    "add_alpha": (mint.add, mint.add),
     "div": (ops.div, mint.div), "neg": (ops.neg, mint.neg), "pow": (ops.pow, mint.pow),
     "exp": (ops.exp, mint.exp), "log": (ops.log, mint.log), "sqrt": (ops.sqrt, mint.sqrt),
     "rsqrt": (ops.rsqrt, mint.rsqrt), "abs": (ops.abs, mint.abs), "sign": (ops.sign, mint.sign),

@@ -99,17 +99,26 @@ def _basic_get(x, idx):
     res = wrap(res)
     if needs_grad(x):
         shp = tuple(x.shape)
-        record(_basic_name(shp, idx), res, (x,), lambda g: (_basic_put(_zeros(shp, g.dtype), idx, g),))
+        record(_basic_name(shp, idx), res, (x,), lambda g: (_put_into_zeros(shp, idx, g),))
     return res
+
+
+def _put_into_zeros(shape, idx, g):
+    """Zeros of ``shape`` with ``[idx] = g``: basic indexing's gradient.  Fresh zeros nothing else
+    holds are written as they are (no copy kernel) unless ``g`` is itself differentiated."""
+    if not idx or needs_grad(g):
+        return _basic_put(_zeros(shape, g.dtype), idx, g)
+    return _basic_put(K.zeros(shape, g.dtype), idx, g, copy=False)
 
 
 def _zeros(shape, dtype):
     return wrap(K.zeros(shape, dtype))
 
 
-def _basic_put(x, idx, v):
-    """``x`` with ``x[idx] = v``, computed out of place (differentiable)."""
-    res = K.identity(x)
+def _basic_put(x, idx, v, copy=True):
+    """``x`` with ``x[idx] = v``, computed out of place (differentiable); ``copy=False``: written
+    into ``x`` itself (a fresh plain MindSpore tensor nothing else holds, ``v`` not differentiated)."""
+    res = K.identity(x) if copy else x
     vv = v
     if isinstance(vv, TensorPy):
         vv = cast(vv, x.dtype) if vv.dtype is not x.dtype else vv

@@ -24,10 +24,12 @@ def sum_to(g, shape):
     shape = tuple(shape)
     if tuple(g.shape) == shape:
         return g
-    lead = g.ndim - len(shape)
-    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]
-    if dims:
-        g = g.sum(dim=dims, keepdim=True)
+    gs = g.shape
+    lead = len(gs) - len(shape)
+    inner = [lead + i for i, s in enumerate(shape) if s == 1 and gs[lead + i] != 1]
+    if not inner:  # only leading dims were broadcast: one reduction, no reshape kernel after it
+        return g.sum(dim=list(range(lead))) if lead > 0 else g
+    g = g.sum(dim=list(range(lead)) + inner, keepdim=True)
     if lead:
         g = g.reshape(shape)
     return g

@@ -52,7 +52,7 @@ def _reduced(res, x, dims, keepdim):
 def _expand_back(g, x_shape, dims, keepdim):
     if not x_shape:
         return g.reshape(())
-    if not keepdim and dims:
+    if not keepdim and dims and g.ndim:  # (a 0-d gradient expands as it is: no reshape kernel)
         shape = list(g.shape)
         for d in dims:
             shape.insert(d, 1)

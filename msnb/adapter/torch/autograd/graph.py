@@ -470,14 +470,22 @@ def _accumulate(leaf, g, create_graph):
             r = h(g)
             if r is not None:
                 g, fresh = r, False  # the hook's tensor may live on elsewhere
-    if not create_graph and not (fresh and _stealable(g)):
-        g = g.detach()
+    # a gradient ``.grad`` may not keep as it is gets one copy (PyTorch's AccumulateGrad clones
+    # it), only when it becomes ``.grad``: ``detach()`` then ``clone()`` were two copy kernels,
+    # and ``leaf.grad + g`` needs none (grad mode is off here unless ``create_graph``)
+    own = create_graph or (fresh and _stealable(g))
     if g.shape != leaf.shape:
         g = g.expand(leaf.shape) if g.numel() == 1 else g.reshape(leaf.shape)
     if leaf.grad is None:
-        leaf.grad = g if create_graph else g.clone() if g._is_alias() else g
+        leaf.grad = g if create_graph or (own and not g._is_alias()) else _own_copy(g)
     else:
         leaf.grad = leaf.grad + g
+
+
+def _own_copy(g):
+    """A copy of ``g``'s data outside the graph that aliases nothing (one kernel)."""
+    from .._core import K, copy_meta, wrap
+    return copy_meta(wrap(K.identity(g)), g)
 
 
 #: PyTorch's ``torch.autograd.graph`` names msnb's tape does not have.

@@ -30,6 +30,7 @@ from ..autograd.grad_mode import enable_grad, no_grad
 __all__ = ["Optimizer", "required"]
 
 _F64 = ms.float64
+_F32 = _core.D.float32
 _Tensor64 = ms.Tensor
 
 
@@ -68,7 +69,16 @@ def scaled(x, a):
 
 
 def axpy(x, y, a=1):
-    """``x.add(y, alpha=a)``: 1 kernel, 2 with a scale."""
+    """``x.add(y, alpha=a)``: 1 kernel, 2 with a scale other than float32's.
+
+    Float32 with a Python number ``a`` is MindSpore's add with ``alpha`` (one kernel, rounded
+    once, as PyTorch's CPU kernel rounds it); other dtypes and a tensor ``a`` multiply first."""
+    if isinstance(a, ms.Tensor):
+        return K.add(x, scaled(y, a))
+    if a == 1:
+        return K.add(x, y)
+    if type(a) is float and y.dtype is _F32 and x.dtype is _F32:
+        return K.add_alpha(x, y, alpha=a)
     return K.add(x, scaled(y, a))
 
 
