@@ -169,7 +169,12 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
         _random_samples = rand(N, C, n, dtype=x.dtype)
     elif _random_samples.dtype is not x.dtype:
         raise RuntimeError("Expect _random_samples to have the same dtype as input")
-    u = np.asarray(_random_samples.numpy(), np.float64).reshape(N, C, n)
+    u = np.asarray(_random_samples.numpy(), np.float64)
+    if u.ndim != 3 or u.shape[0] < N or u.shape[1:] != (C, n):
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size." if u.ndim == 3 and
+                           u.shape[0] < N else f"{name}(): expected _random_samples of shape (N, {C}, {n}), "
+                           f"got {list(u.shape)}")
+    u = u[:N]  # PyTorch reads the first N rows (an unbatched input is batch 1)
     # per (sample, channel): flat input positions of every window element, (N*C, prod(out) * prod(k))
     flat = np.zeros((N, C) + out + ks, np.int64)
     strides = [int(np.prod(spatial[i + 1:])) for i in range(n)]
