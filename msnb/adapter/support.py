@@ -157,6 +157,9 @@ LINALG_SPECIAL_NOTES = {
     "torch.linalg.eigvals": _HOST + "MindSpore's CPU Eig kernel is not used (its eigenvector gradient is "
                             "needed); the gradient is computed on the host too" + _REAL,
     "torch.linalg.solve_triangular": _HOST + "MindSpore 2.10 has no CPU triangular-solve kernel" + _REAL,
+    **{f"torch.linalg.{n}": _HOST + "LAPACK ?sytrf / ?sytrs (PyTorch's pivots and layout): MindSpore 2.10 has no "
+       "LDL kernel; no gradient (PyTorch has none either; its results require grad, msnb's do not)" + _REAL
+       for n in ("ldl_factor", "ldl_factor_ex", "ldl_solve")},
     **{n: "computed on the host (scipy expm): MindSpore 2.10 has no CPU MatrixExp kernel" + _REAL
        for n in ("torch.linalg.matrix_exp", "torch.matrix_exp", "torch.Tensor.matrix_exp")},
     **{n: "MindSpore's CPU kernel; the gradient (cofactor matrix) is computed on the host through the SVD" + _REAL
