@@ -280,6 +280,8 @@ def _np(t):
         t = t.new_zeros(t.shape)
     if str(t.dtype) in ("torch.bfloat16", "torch.float16"):
         t = t.float()
+    if t.is_complex():  # PyTorch's lazy conjugates (ifft / ihfft of real input) refuse numpy()
+        t = t.resolve_conj()
     return np.asarray(t.numpy())
 
 
@@ -476,9 +478,11 @@ def _replay_module_sample(case, minput, mcls):
     mt = _mt()
     cargs, ckw = minput.constructor_input.args, minput.constructor_input.kwargs
     torch.manual_seed(0)
-    rmod = mi.module_cls(*cargs, **ckw)
+    # PyTorch's module tests move each module to the case's dtype (buffers such as
+    # FractionalMaxPool's float64 _random_samples follow)
+    rmod = mi.module_cls(*cargs, **ckw).to(getattr(torch, case.dtype))
     leaves = []
-    mmod = mcls(*to_msnb(list(cargs), []), **to_msnb(dict(ckw), []))
+    mmod = mcls(*to_msnb(list(cargs), []), **to_msnb(dict(ckw), [])).to(getattr(mt, case.dtype))
     fargs, fkw = minput.forward_input.args, minput.forward_input.kwargs
     margs = to_msnb(list(fargs), leaves)
     mkw = to_msnb(dict(fkw), leaves)

@@ -157,6 +157,9 @@ LINALG_SPECIAL_NOTES = {
     "torch.linalg.eigvals": _HOST + "MindSpore's CPU Eig kernel is not used (its eigenvector gradient is "
                             "needed); the gradient is computed on the host too" + _REAL,
     "torch.linalg.solve_triangular": _HOST + "MindSpore 2.10 has no CPU triangular-solve kernel" + _REAL,
+    **{f"torch.linalg.{n}": _HOST + "LAPACK ?sytrf / ?sytrs (PyTorch's pivots and layout): MindSpore 2.10 has no "
+       "LDL kernel; no gradient (PyTorch has none either; its results require grad, msnb's do not)" + _REAL
+       for n in ("ldl_factor", "ldl_factor_ex", "ldl_solve")},
     **{n: "computed on the host (scipy expm): MindSpore 2.10 has no CPU MatrixExp kernel" + _REAL
        for n in ("torch.linalg.matrix_exp", "torch.matrix_exp", "torch.Tensor.matrix_exp")},
     **{n: "MindSpore's CPU kernel; the gradient (cofactor matrix) is computed on the host through the SVD" + _REAL
@@ -316,7 +319,6 @@ PARTIAL = {
     "torch.nn.utils.parametrize.register_parametrization": "a right_inverse returning several tensors is not "
                                                            "supported",
     "torch.nn.EmbeddingBag": "max_norm is not supported",
-    "torch.nn.functional.grid_sample": "4-D input with mode 'bilinear' / 'nearest' only (no 5-D, no 'bicubic')",
     "torch.nn.functional.interpolate": "antialias=True and mode='area' on 5-D input are not supported",
     "torch.nn.functional.multi_head_attention_forward": "static_k / static_v are not supported",
     "torch.nn.TransformerEncoder": "PyTorch's nested-tensor fast path is not emulated: in eval mode without grad, "

@@ -11,11 +11,13 @@ from ._ops.matrix import (LinAlgError, cholesky, cholesky_ex, det, eig, eigh, ei
 from ._ops.matrix import diagonal as _diagonal
 from ._ops.factorized import householder_product
 from ._ops.lu import linalg_lu as lu, linalg_lu_solve as lu_solve, lu_factor, lu_factor_ex
+from ._ops.ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from ._ops.norms import cond, matrix_norm, vector_norm
 from ._ops.norms import linalg_norm as norm
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
-           "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
+           "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve",
+           "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
            "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular",
            "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
 

@@ -581,6 +581,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if m > n and full and driver != "gelsy":
         res = P.sub(L.matmul(a2, x), b2)
         residuals = P.mul(res, res).sum(-2)
+    elif needs_grad(A) or needs_grad(B):
+        residuals = x.reshape(-1)[:0]  # empty, but on the graph as PyTorch's (it requires grad)
     else:
         residuals = zeros(0, dtype=A.dtype)
     return _Lstsq(x.squeeze(-1) if vec else x, residuals, rank, sv)

@@ -1,6 +1,7 @@
 """``torch.*`` forms PyTorch exposes from its native layer: ``native_layer_norm``,
 ``native_batch_norm``, ``native_group_norm``, ``constant_pad_nd``, ``fill``,
-``zero_``, ``resize_as_``, ``empty_strided``, ``empty_permuted``.
+``zero_``, ``resize_as_``, ``empty_strided``, ``empty_permuted``, and ``grid_sampler`` /
+``grid_sampler_2d`` / ``grid_sampler_3d`` (``F.grid_sample`` with PyTorch's integer codes).
 
 The normalisations return PyTorch's saved statistics beside the output and
 are composed of differentiable ops, so gradients reach input, weight and bias.
@@ -16,7 +17,7 @@ from . import shape as S
 from .creation import size_args, zeros
 
 __all__ = ["native_layer_norm", "native_batch_norm", "native_group_norm", "constant_pad_nd", "fill", "zero_",
-           "resize_as_", "empty_strided", "empty_permuted"]
+           "resize_as_", "empty_strided", "empty_permuted", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d"]
 
 
 def _affine(y, weight, bias, shape):
@@ -129,3 +130,41 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
         raise RuntimeError(f"Dimension mismatch or invalid permutation: physical_layout {list(physical_layout)} "
                            f"for size {list(size)}")
     return zeros(size, dtype=dtype, requires_grad=requires_grad)
+
+
+_GRID_MODES = ("bilinear", "nearest", "bicubic")
+_GRID_PADDINGS = ("zeros", "border", "reflection")
+
+
+def _grid_codes(interpolation_mode, padding_mode):
+    if not 0 <= int(interpolation_mode) < 3:
+        raise RuntimeError(f"grid_sampler(): expected interpolation_mode to be 0, 1 or 2, got {interpolation_mode}")
+    if not 0 <= int(padding_mode) < 3:
+        raise RuntimeError(f"grid_sampler(): expected padding_mode to be 0, 1 or 2, got {padding_mode}")
+    return _GRID_MODES[int(interpolation_mode)], _GRID_PADDINGS[int(padding_mode)]
+
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    """msnb implementation of ``torch.grid_sampler_2d``: ``grid_sample`` on 4-D input with PyTorch's
+    integer codes (mode 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection)."""
+    mode, pad = _grid_codes(interpolation_mode, padding_mode)
+    if input.ndim != 4:
+        raise RuntimeError(f"grid_sampler_2d(): expected 4D input, got {input.ndim}D")
+    from ..nn._functional_misc import _grid_sample
+    return _grid_sample(input, grid, mode, pad, bool(align_corners))
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    """msnb implementation of ``torch.grid_sampler_3d`` (5-D input; modes 0 and 1)."""
+    mode, pad = _grid_codes(interpolation_mode, padding_mode)
+    if input.ndim != 5:
+        raise RuntimeError(f"grid_sampler_3d(): expected 5D input, got {input.ndim}D")
+    from ..nn._functional_misc import _grid_sample
+    return _grid_sample(input, grid, mode, pad, bool(align_corners))
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """msnb implementation of ``torch.grid_sampler`` (4-D or 5-D input, integer codes)."""
+    mode, pad = _grid_codes(interpolation_mode, padding_mode)
+    from ..nn._functional_misc import _grid_sample
+    return _grid_sample(input, grid, mode, pad, bool(align_corners))

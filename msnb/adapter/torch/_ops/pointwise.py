@@ -325,8 +325,15 @@ absolute = abs
 floor = _unary("FloorBackward0", "floor", lambda g, x, y: mul(g, 0), float_only=False, int_identity=True)
 ceil = _unary("CeilBackward0", "ceil", lambda g, x, y: mul(g, 0), float_only=False, int_identity=True)
 trunc = _unary("TruncBackward0", "trunc", lambda g, x, y: mul(g, 0), float_only=False, int_identity=True)
-sign = _unary("SignBackward0", "sign", lambda g, x, y: mul(g, 0), float_only=False,
-              keeps=_F | {id(D.int32), id(D.int64)})
+_sign = _unary("SignBackward0", "sign", lambda g, x, y: mul(g, 0), float_only=False,
+               keeps=_F | {id(D.int32), id(D.int64)})
+
+
+def sign(input, *, out=None):
+    """msnb implementation of ``torch.sign`` (bool stays bool, a copy: MindSpore's CPU Sign has no bool)."""
+    if input.dtype == D.bool:
+        return write_out(out, meta(wrap(K.identity(input)), D.bool, shape_of(input)))
+    return _sign(input, out=out)
 
 
 def round(input, *, decimals=0, out=None):  # noqa: A001

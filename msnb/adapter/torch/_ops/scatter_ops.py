@@ -168,6 +168,11 @@ def _int_identity(reduce, dtype):
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """msnb implementation of ``torch.scatter_reduce`` (sum, prod, mean, amax, amin)."""
     tgt, _ = _scatter_targets(input, dim, index, src)
+    if input.dtype == D.bool:  # sum/amax: any, prod/amin: all -- reduced as int32, read back as bool
+        if reduce == "mean":
+            raise NotImplementedError('"scatter_gather_tensor_cpu_reduce_mean" not implemented for \'Bool\'')
+        vals = cast(_src_values(src, index), D.int32)
+        return cast(_reduce_into(cast(input, D.int32), tgt, vals, reduce, include_self), D.bool)
     return _reduce_into(input, tgt, cast(_src_values(src, index), input.dtype), reduce, include_self)
 
 

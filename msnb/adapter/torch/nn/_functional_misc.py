@@ -169,7 +169,12 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
         _random_samples = rand(N, C, n, dtype=x.dtype)
     elif _random_samples.dtype is not x.dtype:
         raise RuntimeError("Expect _random_samples to have the same dtype as input")
-    u = np.asarray(_random_samples.numpy(), np.float64).reshape(N, C, n)
+    u = np.asarray(_random_samples.numpy(), np.float64)
+    if u.ndim != 3 or u.shape[0] < N or u.shape[1:] != (C, n):
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size." if u.ndim == 3 and
+                           u.shape[0] < N else f"{name}(): expected _random_samples of shape (N, {C}, {n}), "
+                           f"got {list(u.shape)}")
+    u = u[:N]  # PyTorch reads the first N rows (an unbatched input is batch 1)
     # per (sample, channel): flat input positions of every window element, (N*C, prod(out) * prod(k))
     flat = np.zeros((N, C) + out + ks, np.int64)
     strides = [int(np.prod(spatial[i + 1:])) for i in range(n)]
@@ -371,45 +376,97 @@ def _source(coord, size, align_corners, padding_mode):
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """msnb implementation of ``torch.nn.functional.grid_sample`` for 4-D input (``bilinear`` /
-    ``nearest``; ``zeros`` / ``border`` / ``reflection`` padding): taps gathered from the flattened
-    image, so both the input and the grid get gradients."""
+    """msnb implementation of ``torch.nn.functional.grid_sample`` for 4-D and 5-D input (``bilinear`` /
+    ``nearest``, and ``bicubic`` on 4-D; ``zeros`` / ``border`` / ``reflection`` padding): taps
+    gathered from the flattened image, so both the input and the grid get gradients."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
                          f"but got: '{mode}'")
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
-    if input.ndim != 4 or mode == "bicubic":
-        raise NotImplementedError("torch.nn.functional.grid_sample on 5-D input or with mode='bicubic' is not "
-                                  "supported by msnb yet")
-    N, C, H, W = input.shape
-    Ho, Wo = grid.shape[1], grid.shape[2]
-    ac = bool(align_corners)
-    x = _source(grid[..., 0], W, ac, padding_mode)
-    y = _source(grid[..., 1], H, ac, padding_mode)
-    flat = input.reshape(N, C, H * W)
+    return _grid_sample(input, grid, mode, padding_mode, bool(align_corners))
 
-    def tap(xi, yi):
-        inside = P.logical_and(P.logical_and(P.ge(xi, 0), P.le(xi, W - 1)),
-                               P.logical_and(P.ge(yi, 0), P.le(yi, H - 1)))
-        xc = P.clamp(xi, 0, W - 1).to(_int64())
-        yc = P.clamp(yi, 0, H - 1).to(_int64())
-        idx = P.add(P.mul(yc, W), xc).reshape(N, 1, Ho * Wo).expand(N, C, Ho * Wo)
-        vals = flat.gather(2, idx).reshape(N, C, Ho, Wo)
+
+def _grid_sample(input, grid, mode, padding_mode, ac):
+    n = input.ndim - 2
+    if n not in (2, 3) or grid.ndim != input.ndim or grid.shape[-1] != n or grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, "
+                           f"but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if mode == "bicubic" and n != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    N, C = input.shape[:2]
+    sizes = tuple(input.shape[2:])
+    out_sp = tuple(grid.shape[1:-1])
+    L = int(np.prod(out_sp))
+    flat = input.reshape(N, C, int(np.prod(sizes)))
+    strides = [int(np.prod(sizes[d + 1:])) for d in range(n)]
+    coords = [grid[..., n - 1 - d] for d in range(n)]  # grid's last axis is (x, y[, z]): W first
+
+    def tap(idx):
+        inside = None
+        flat_idx = None
+        for d, i in enumerate(idx):
+            ok = P.logical_and(P.ge(i, 0), P.le(i, sizes[d] - 1))
+            inside = ok if inside is None else P.logical_and(inside, ok)
+            part = P.mul(P.clamp(i, 0, sizes[d] - 1).to(_int64()), strides[d])
+            flat_idx = part if flat_idx is None else P.add(flat_idx, part)
+        gidx = flat_idx.reshape(N, 1, L).expand(N, C, L)
+        vals = flat.gather(2, gidx).reshape(N, C, *out_sp)
         return P.mul(vals, inside.to(input.dtype).unsqueeze(1))
 
-    if mode == "nearest":
-        return tap(P.round(x).detach(), P.round(y).detach())
-    x0, y0 = P.floor(x).detach(), P.floor(y).detach()
-    x1, y1 = P.add(x0, 1), P.add(y0, 1)
-    wx1, wy1 = P.sub(x, x0), P.sub(y, y0)
-    wx0, wy0 = P.sub(1, wx1), P.sub(1, wy1)
+    if mode == "bicubic":
+        return _bicubic(coords, sizes, ac, padding_mode, tap)
+    src = [_source(c, sizes[d], ac, padding_mode) for d, c in enumerate(coords)]
+    if mode == "nearest":  # the grid gets PyTorch's zero gradient
+        from .._ops.factorized import tied_to
+        return tied_to(tap([P.round(x).detach() for x in src]), grid)
+    lows = [P.floor(x).detach() for x in src]
+    fr = [P.sub(x, lo) for x, lo in zip(src, lows)]
     out = None
-    for xi, yi, w in ((x0, y0, P.mul(wx0, wy0)), (x1, y0, P.mul(wx1, wy0)), (x0, y1, P.mul(wx0, wy1)),
-                      (x1, y1, P.mul(wx1, wy1))):
-        part = P.mul(tap(xi, yi), w.unsqueeze(1))
+    for corner in np.ndindex(*(2,) * n):
+        idx, w = [], None
+        for d, c in enumerate(corner):
+            idx.append(P.add(lows[d], c))
+            wd = fr[d] if c else P.sub(1, fr[d])
+            w = wd if w is None else P.mul(w, wd)
+        part = P.mul(tap(idx), w.unsqueeze(1))
         out = part if out is None else P.add(out, part)
+    return out
+
+
+def _cubic_weights(t, A=-0.75):
+    """PyTorch's cubic-convolution weights of the four taps at offsets -1, 0, 1, 2 (A = -0.75)."""
+    def near(x):  # |x| <= 1
+        return P.add(P.mul(P.mul(P.sub(P.mul(x, A + 2), A + 3), x), x), 1)
+
+    def far(x):  # 1 < |x| < 2
+        return P.sub(P.mul(P.add(P.mul(P.sub(P.mul(x, A), 5 * A), x), 8 * A), x), 4 * A)
+    return [far(P.add(t, 1)), near(t), near(P.sub(1, t)), far(P.sub(2, t))]
+
+
+def _bicubic(coords, sizes, ac, padding_mode, tap):
+    """Bicubic sampling as PyTorch's kernel: the unpadded source coordinate, 4x4 integer taps, each tap
+    moved by the padding rule (border clip / reflection) and zero outside."""
+    src = [_source(c, sizes[d], ac, "zeros") for d, c in enumerate(coords)]
+    lows = [P.floor(x).detach() for x in src]
+    ws = [_cubic_weights(P.sub(x, lo)) for x, lo in zip(src, lows)]
+
+    def pad_tap(i, size):
+        if padding_mode == "border":
+            return P.clamp(i, 0, size - 1)
+        if padding_mode == "reflection":
+            r = _reflect(i, 0, 2 * (size - 1)) if ac else _reflect(i, -1, 2 * size - 1)
+            return P.clamp(r, 0, size - 1)
+        return i
+
+    out = None
+    for a in range(4):
+        ya = pad_tap(P.add(lows[0], a - 1), sizes[0]).detach()
+        for b in range(4):
+            xb = pad_tap(P.add(lows[1], b - 1), sizes[1]).detach()
+            part = P.mul(tap([ya, xb]), P.mul(ws[0][a], ws[1][b]).unsqueeze(1))
+            out = part if out is None else P.add(out, part)
     return out
 
 

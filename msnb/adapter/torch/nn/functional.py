@@ -1080,6 +1080,18 @@ def one_hot(tensor, num_classes=-1):
     return cast(P.eq(tensor.unsqueeze(-1), arange(n)), D.int64)
 
 
+def _pad_fill(shape, value, like):
+    """The constant border: ``value`` converted to the input's dtype (2.7 pads an int tensor with 2,
+    a bool tensor with True), as PyTorch fills it."""
+    from .._ops.creation import full
+    v = value or 0
+    if like.dtype == D.bool:
+        v = bool(v)
+    elif not like.dtype.is_floating_point and not like.dtype.is_complex:
+        v = int(v)
+    return full(tuple(shape), v, dtype=like.dtype)
+
+
 def pad(input, pad, mode="constant", value=None):
     """msnb implementation of ``torch.nn.functional.pad`` (constant, reflect, replicate, circular)."""
     pad = tuple(pad)
@@ -1096,7 +1108,7 @@ def pad(input, pad, mode="constant", value=None):
             if left > 0:
                 shp = list(x.shape)
                 shp[d] = left
-                parts.append(zeros(*shp, dtype=x.dtype) + (value or 0))
+                parts.append(_pad_fill(shp, value, x))
             core = x
             if left < 0:
                 core = core.narrow(d, -left, core.shape[d] + left)
@@ -1106,7 +1118,7 @@ def pad(input, pad, mode="constant", value=None):
             if right > 0:
                 shp = list(x.shape)
                 shp[d] = right
-                parts.append(zeros(*shp, dtype=x.dtype) + (value or 0))
+                parts.append(_pad_fill(shp, value, x))
             x = S.cat(parts, d) if len(parts) > 1 else core
         return name_node(x, "ConstantPadNdBackward0", input)
     if mode in ("reflect", "replicate", "circular"):
