@@ -68,6 +68,69 @@ def _reinstall_python_sigint() -> int | None:
     return _c_handler(signal.SIGINT)
 
 
+def _callback_roots() -> tuple[str, ...]:
+    """Folders whose Python code runs C++ that may call back into Python and
+    swallow the callback's exceptions: MindSpore's package (once imported)."""
+    ms = sys.modules.get("mindspore")
+    path = getattr(ms, "__file__", None)
+    return (os.path.dirname(path) + os.sep,) if path else ()
+
+
+def _under_callback_root(frame: Any, roots: tuple[str, ...]) -> bool:
+    """True when ``frame`` or one of its callers is code in ``roots``."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(roots):
+            return True
+        frame = frame.f_back
+    return False
+
+
+class _DeferredInterrupt:
+    """A KeyboardInterrupt waiting for the main thread to leave MindSpore's frames.
+
+    Armed from a signal handler: traces new calls (``sys.settrace``) and the
+    lines of the frames already on the stack (``f_trace``), raises at the
+    first one outside MindSpore, and puts the previous tracing back."""
+
+    def __init__(self) -> None:
+        self.pending = False
+        self._previous: Any = None
+        self._frames: list[tuple[Any, Any]] = []
+        self._roots: tuple[str, ...] = ()
+
+    def arm(self, frame: Any, roots: tuple[str, ...]) -> None:
+        if self.pending:
+            return
+        self.pending, self._roots = True, roots
+        self._previous = sys.gettrace()
+        f = frame
+        while f is not None:
+            if not f.f_code.co_filename.startswith(roots):
+                self._frames.append((f, f.f_trace))
+                f.f_trace = self._trace
+            f = f.f_back
+        sys.settrace(self._trace)
+
+    def disarm(self) -> None:
+        if not self.pending:
+            return
+        self.pending = False
+        sys.settrace(self._previous)
+        for f, previous in self._frames:
+            f.f_trace = previous
+        self._frames.clear()
+        self._previous = None
+
+    def _trace(self, frame: Any, event: str, arg: Any) -> Any:
+        __tracebackhide__ = True
+        if not self.pending:
+            return None
+        if _under_callback_root(frame, self._roots):
+            return None  # MindSpore's own frames and its callbacks: no line events there
+        self.disarm()
+        raise KeyboardInterrupt
+
+
 #: Python's SIGINT trampoline address, read after reinstalling it.
 _PYTHON_TRAMPOLINE: int | None = None
 #: A second SIGTERM this soon after one turned into KeyboardInterrupt terminates.
@@ -83,13 +146,18 @@ class InterruptGuard:
 
     def __init__(self) -> None:
         self._saved_term: Any = None
+        self._saved_int: Any = None
         self._active = False
         self._converted_at = -1.0
+        self._deferred = _DeferredInterrupt()
 
     def __enter__(self) -> "InterruptGuard":
         if threading.current_thread() is not threading.main_thread() or _LIBC is None:
             return self
         global _PYTHON_TRAMPOLINE
+        self._saved_int = signal.getsignal(signal.SIGINT)
+        if self._saved_int is signal.default_int_handler:  # a handler of the user's own stays as it is
+            signal.signal(signal.SIGINT, self._on_sigint)
         _PYTHON_TRAMPOLINE = _reinstall_python_sigint()
         self._saved_term = signal.getsignal(signal.SIGTERM)
         self._pid = os.getpid()
@@ -97,12 +165,32 @@ class InterruptGuard:
         self._active = True
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, exc_type, exc, tb) -> None:
         if not self._active:
             return
         self._active = False
+        pending = self._deferred.pending
+        self._deferred.disarm()
+        if self._saved_int is signal.default_int_handler:
+            signal.signal(signal.SIGINT, self._saved_int)
         _reinstall_python_sigint()
         signal.signal(signal.SIGTERM, self._saved_term if self._saved_term is not None else signal.SIG_DFL)
+        if pending and exc_type is None:  # the interrupt came in MindSpore's last op of the cell
+            raise KeyboardInterrupt
+
+    def _interrupt(self, frame: Any) -> None:
+        """Raise KeyboardInterrupt here, or as soon as the main thread is out of MindSpore."""
+        __tracebackhide__ = True
+        roots = _callback_roots()
+        if roots and _under_callback_root(frame, roots):
+            self._deferred.arm(frame, roots)
+            return
+        raise KeyboardInterrupt
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        """Python's own SIGINT handler during the cell, minding MindSpore's callbacks."""
+        __tracebackhide__ = True
+        self._interrupt(frame)
 
     def _on_sigterm(self, signum: int, frame: Any) -> None:
         """SIGTERM during the cell: MindSpore's interrupt, or a real terminate."""
@@ -116,7 +204,8 @@ class InterruptGuard:
         if mindspore_holds_sigint and now - self._converted_at > _SECOND_SIGTERM_SECONDS:
             self._converted_at = now
             _reinstall_python_sigint()
-            raise KeyboardInterrupt
+            self._interrupt(frame)
+            return
         self._terminate(signum, frame)
 
     def _terminate(self, signum: int, frame: Any) -> None:
