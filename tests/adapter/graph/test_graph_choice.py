@@ -1,8 +1,8 @@
 """Graph mode is never slower than PyNative (graph/step.py, issue #21.1).
 
-A training step is timed in a block of steps run plainly in PyNative before it
-is recorded and a block of its first replays as the compiled graph, and the
-faster form is kept for that step.  A fake clock decides which form is "faster" (no timed assertions).
+A recorded training step is timed as plain PyNative steps and compiled replays,
+interleaved in adjacent pairs of alternating order after the compile, and the
+graph is kept only when it is faster.  A fake clock decides which form is "faster" (no timed assertions).
 Whichever form is kept -- and while both are being measured -- training must
 continue exactly as in PyNative: losses, parameters, gradients and optimizer
 state; each measured step is a real step, run once."""
@@ -45,8 +45,8 @@ def test_the_faster_form_is_kept_and_training_stays_pynative(auto, graph_cost, p
     assert whole.choices() == [kept]
     st = whole.stats()
     # step 1 observed; step 2 in PyNative (predicted from step 1, whose events differ: the optimizer
-    # had no state yet), a block of 1 + m PyNative steps (its first untimed), one step recorded, then
-    # a block of 1 + m graph replays (the first, the warm-up, untimed)
+    # had no state yet), one untimed PyNative step, one step recorded, one untimed warm-up replay,
+    # then m PyNative steps and m replays interleaved
     assert st["recorded"] == 1
     assert st["replayed"] + st["pynative"] == steps - 2, st  # every later step ran once, in one form
     if kept == "pynative":
