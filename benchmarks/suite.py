@@ -10,7 +10,9 @@ Runners (``--runners``), each in its own process, interleaved over ``--rounds``:
   mindspore_pynative  the same step written by hand in MindSpore (value_and_grad + nn optimizer)
   mindspore_graph     that step under ``ms.jit``
   msnb_pynative       the unchanged PyTorch loop through ``msnb exec``
-  msnb_graph          the same through ``msnb exec --mode graph``
+  msnb_graph          the same through ``msnb exec --mode graph`` (the automatic choice:
+                      MSNB_GRAPH_CHOICE=auto)
+  msnb_graph_compiled the same with the compiled step forced (MSNB_GRAPH_CHOICE=graph)
   msnb_graph_O1..O3   the same with ``--amp O1|O2|O3`` (not run by default)
 ``--msnb-path LABEL=DIR`` (repeatable) adds the msnb runners once more with
 ``PYTHONPATH=DIR`` (e.g. ``before=/work/main``): before/after on one host in one
@@ -18,8 +20,11 @@ run.  The training loop reads ``loss.item()`` every step (``--item each``, as
 tutorials do) or only at the end (``--item end``).
 
 Prints, per workload, images or tokens per second (median over rounds), step
-time, CPU time per step (all threads; steadier than wall time on a shared host), compile seconds (msnb graph: from ``msnb exec --report``; ``ms.jit``: warm-up
-time beyond the steady steps), peak RSS, and the ratios; ``--json`` prints all of
+time, the median step of the last third of the steps ("tail ms": msnb graph's
+automatic choice is made by then), CPU time per step (all threads; steadier than wall time on a shared host), compile seconds (msnb graph: from ``msnb exec --report``; ``ms.jit``: warm-up
+time beyond the steady steps), peak RSS, and the ratios; whether the form the automatic choice kept is the
+faster of forced PyNative (msnb_pynative) and the forced graph (msnb_graph_compiled)
+by their tail steps, and the automatic run's tail speed over the faster one; ``--json`` prints all of
 it as one JSON object.  Not a test: nothing here asserts.
 """
 
@@ -39,13 +44,17 @@ __all__ = ["WORKLOADS", "RUNNERS", "commands", "run", "summarize", "main"]
 HERE = Path(__file__).resolve().parent / "_suite"
 PY = sys.executable
 WORKLOADS = ("lenet", "mlp", "lstm_lm", "transformer", "resnet18")
-RUNNERS = ("torch_eager", "mindspore_pynative", "mindspore_graph", "msnb_pynative", "msnb_graph")
+RUNNERS = ("torch_eager", "mindspore_pynative", "mindspore_graph", "msnb_pynative", "msnb_graph",
+           "msnb_graph_compiled")
 AMP_RUNNERS = tuple(f"msnb_graph_{lv}" for lv in ("O1", "O2", "O3"))
 #: (numerator, denominator) runner pairs whose speed ratio is printed
-PAIRS = (("msnb_graph", "msnb_pynative"), ("msnb_pynative", "mindspore_pynative"),
+PAIRS = (("msnb_graph", "msnb_pynative"), ("msnb_graph_compiled", "msnb_pynative"), ("msnb_pynative", "mindspore_pynative"),
          ("msnb_graph", "mindspore_graph"), ("mindspore_graph", "mindspore_pynative"),
          ("msnb_pynative", "torch_eager"), ("msnb_graph", "torch_eager"), ("mindspore_graph", "torch_eager"))
-RSS_PAIRS = (("msnb_pynative", "mindspore_pynative"), ("msnb_graph", "mindspore_graph"))
+RSS_PAIRS = (("msnb_pynative", "mindspore_pynative"), ("msnb_graph", "mindspore_graph"),
+             ("msnb_graph_compiled", "mindspore_graph"))
+#: forced forms within this fraction of each other: either choice agrees (the host's noise)
+TIE = 0.10
 
 
 def commands(workload, steps, warmup, item, torch_script=None, ms_script=None):
@@ -59,7 +68,8 @@ def commands(workload, steps, warmup, item, torch_script=None, ms_script=None):
         "mindspore_pynative": [PY, m, *args, "pynative"],
         "mindspore_graph": [PY, m, *args, "graph"],
         "msnb_pynative": [*msnb, t, *args],
-        "msnb_graph": [*msnb, "--mode", "graph", t, *args],
+        "msnb_graph": ["env", "MSNB_GRAPH_CHOICE=auto", *msnb, "--mode", "graph", t, *args],
+        "msnb_graph_compiled": ["env", "MSNB_GRAPH_CHOICE=graph", *msnb, "--mode", "graph", t, *args],
         **{f"msnb_graph_{lv}": [*msnb, "--mode", "graph", "--amp", lv, t, *args] for lv in ("O1", "O2", "O3")},
     }
 
@@ -103,6 +113,7 @@ def summarize(results, warmup):
             continue
         med = lambda k: statistics.median(x[k] for x in ok)  # noqa: E731
         row = {"samples_per_s": med("samples_per_s"), "unit": ok[0]["unit"], "step_ms": med("step_ms"),
+               "tail_step_ms": med("tail_step_ms") if all("tail_step_ms" in x for x in ok) else None,
                "cpu_ms_per_step": med("cpu_ms_per_step") if all("cpu_ms_per_step" in x for x in ok) else None,
                "peak_rss_mb": max(x["peak_rss_mb"] for x in ok), "loss": ok[0]["loss"], "runs": len(ok)}
         if "compile_s" in ok[0] and ("graph" in n):
@@ -122,11 +133,29 @@ def summarize(results, warmup):
             a_ = a + suffix
             if a_ in rows and b in rows:
                 ratios[f"rss {a_}/{b}"] = rows[a_]["peak_rss_mb"] / rows[b]["peak_rss_mb"]
+    for suffix in ["", *[f"@{lb}" for lb in labels]]:
+        ratios.update(_choice_check(rows, suffix))
     for lb in labels:  # after over before
         for n in RUNNERS + AMP_RUNNERS:
             if n in rows and f"{n}@{lb}" in rows:
                 ratios[f"{n}/{n}@{lb}"] = rows[n]["samples_per_s"] / rows[f"{n}@{lb}"]["samples_per_s"]
     return rows, ratios, errors
+
+
+def _choice_check(rows, suffix=""):
+    """Does the form msnb graph's automatic choice kept match the faster forced form (by tail
+    steps, separate processes of the same run)?  ``{"choice ...": value}`` entries."""
+    auto, pyn, comp = (rows.get(n + suffix) for n in ("msnb_graph", "msnb_pynative", "msnb_graph_compiled"))
+    if not (auto and pyn and comp) or not all(x.get("tail_step_ms") for x in (auto, pyn, comp)):
+        return {}
+    speed = pyn["tail_step_ms"] / comp["tail_step_ms"]  # > 1: the forced graph is faster
+    faster = "graph" if speed > 1 else "pynative"
+    kept = [c for c in auto.get("graph_choice") or () if c]
+    agrees = bool(kept) and (all(c == faster for c in kept) or abs(speed - 1) <= TIE)
+    return {f"choice{suffix} kept": ",".join(kept) or "?", f"choice{suffix} faster forced": faster,
+            f"choice{suffix} forced graph/pynative (tail)": speed, f"choice{suffix} agrees": agrees,
+            f"choice{suffix} auto/faster forced (tail)": min(pyn["tail_step_ms"], comp["tail_step_ms"])
+            / auto["tail_step_ms"]}
 
 
 def _progress(total):
@@ -221,17 +250,21 @@ def render(out) -> str:
         rows = r["runners"]
         unit = next((x["unit"] for x in rows.values()), "samples")
         lines.append(f"\n{w}")
-        lines.append(f"  {'runner':28s} {unit + '/s':>11s} {'step ms':>9s} {'CPU ms':>8s} {'compile s':>9s} {'peak RSS MB':>11s}")
+        lines.append(f"  {'runner':28s} {unit + '/s':>11s} {'step ms':>9s} {'tail ms':>8s} {'CPU ms':>8s} {'compile s':>9s} "
+                     f"{'peak RSS MB':>11s}")
         for n, x in rows.items():
             comp = f"{x['compile_s']:9.1f}" if "compile_s" in x else f"{'':9s}"
             fb = f"  fallbacks: {len(x['fallbacks'])}" if x.get("fallbacks") else ""
             kept = [c for c in x.get("graph_choice") or () if c]
             fb += f"  kept: {', '.join(kept)}" if kept else ""
-            lines.append(f"  {n:28s} {x['samples_per_s']:11.1f} {x['step_ms']:9.1f} {x.get('cpu_ms_per_step') or 0:8.1f} {comp} {x['peak_rss_mb']:11.0f}{fb}")
+            lines.append(f"  {n:28s} {x['samples_per_s']:11.1f} {x['step_ms']:9.1f} {x.get('tail_step_ms') or 0:8.1f} {x.get('cpu_ms_per_step') or 0:8.1f} {comp} {x['peak_rss_mb']:11.0f}{fb}")
         for n, e in r["errors"].items():
             lines.append(f"  {n:28s} failed: {e}")
         for k, v in r["ratios"].items():
-            lines.append(f"    {k:50s} {v:6.2f}x")
+            if isinstance(v, float) and not k.startswith("choice") or k.endswith("(tail)"):
+                lines.append(f"    {k:50s} {v:6.2f}x")
+            else:
+                lines.append(f"    {k:50s} {v}")
     return "\n".join(lines)
 
 

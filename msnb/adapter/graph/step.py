@@ -27,13 +27,20 @@ the step holds more than one ``backward``, or gradients are accumulated
 
 Never slower than PyNative: a compiled step is not always faster (on a small
 CPU host MindSpore's graph executor can spend more than the same kernels run
-one by one).  Once a step is known, a block of its steps runs plainly in
-PyNative (every event eager, no region graphs) before it is recorded, then,
-after the recording, a block as the compiled graph, each block's first step
-untimed, each a real step of the loop, timed from its first module
-call to the start of the next step (so ``loss.item()`` after ``step()`` counts); once each form has
-:data:`MEASURE` timed steps, the faster (by median) is kept for that step
-signature and one line says so.  ``MSNB_GRAPH_CHOICE=graph`` or ``=pynative``
+one by one, and it runs on threads of its own, which lose most on a host
+whose cores are busy).  Once a step is known, one step runs plainly in
+PyNative (untimed: PyNative's first-call costs) before it is recorded; after
+the recording and one untimed warm-up replay, the two forms run interleaved
+(PyNative, graph, graph, PyNative, ...), each a real step of the loop, timed
+from its first module call to the start of the next step (so ``loss.item()``
+after ``step()`` counts).  Once each form has :data:`MEASURE` timed steps,
+the graph is kept for that step signature only when it is faster both by the
+median of the adjacent pairs' ratios and by the fastest step of each (a tie
+stays PyNative), and one line says so.  Timing the two forms side by side
+in the same process state matters: a block of PyNative steps timed before
+the compile and a block of replays after it measured the host's load as it
+changed between the blocks (ResNet-18 kept a graph that ran at half
+PyNative's speed).  ``MSNB_GRAPH_CHOICE=graph`` or ``=pynative``
 forces a form (``auto``, the default, measures).  Both forms compute the same
 values, write the same parameters and optimizer state and draw no random
 numbers (a step that draws them is never compiled), so training continues
@@ -75,11 +82,13 @@ _objs: dict = {}
 _counts = {"recorded": 0, "replayed": 0, "diverged": 0, "pynative": 0}
 _LABEL = "training step"
 #: timed steps per form before the faster one is kept (after one untimed warm-up replay)
-MEASURE = 3
+MEASURE = 4
+#: untimed plain PyNative steps before a step is recorded (``auto``)
+WARM_PYNATIVE = 1
 #: ``[clock]``: what the step timings read (tests put a fake clock here)
 CLOCK = [time.perf_counter]
 _choice: dict = {}  # step signature -> "graph" | "pynative" (kept for good)
-_timings: dict = {}  # step signature -> {"graph": [seconds...], "pynative": [...], "warm": bool}
+_timings: dict = {}  # step signature -> {"graph": [seconds...], "pynative": [...], "warm": bool, "pre": int}
 _RUNNING: list = [None]  # the form of the step being timed now ("graph" | "pynative"), for a fake clock
 _PENDING: list = [None]  # (signature, form, start) of a timed step that ended, until the next step starts
 
@@ -431,39 +440,47 @@ def abandon() -> None:
 
 def _form(sig) -> tuple[str, bool]:
     """``(form, timed)``: how a recorded step with signature ``sig`` runs now.  Forced by
-    ``MSNB_GRAPH_CHOICE``, else the form kept for it, else (measuring, the PyNative block
-    ran before the recording: :func:`_measure_first`) the graph block until it has
-    :data:`MEASURE` timings (its first step, the warm-up replay, untimed)."""
+    ``MSNB_GRAPH_CHOICE``, else the form kept for it, else (measuring) the warm-up replay
+    (untimed), then the two forms interleaved in the order of :func:`_turn` until each
+    has :data:`MEASURE` timings."""
     forced = choice_setting()
     if forced != "auto":
         return forced, False
     kept = _choice.get(sig)
     if kept is not None:
         return kept, False
-    t = _timings.setdefault(sig, {"graph": [], "pynative": [], "warm": False, "block": None})
-    if not t["warm"]:  # the graph block's first step: untimed
-        t["warm"], t["block"] = True, "graph"
+    t = _timings.setdefault(sig, {"graph": [], "pynative": [], "warm": False, "pre": 0})
+    if not t["warm"]:  # the first replay: untimed (it pays the graph's first run)
+        t["warm"] = True
         return "graph", False
-    form = "pynative" if len(t["pynative"]) < MEASURE else "graph"
-    first, t["block"] = t["block"] != form, form
-    return form, not first  # a block's first step is untimed: it pays the switch from the other form
+    return _turn(len(t["pynative"]), len(t["graph"])), True
+
+
+def _turn(n_pynative: int, n_graph: int) -> str:
+    """The form the next timed step runs in: PyNative, graph, graph, PyNative, PyNative, ...
+    (each pair's two steps adjacent, the pairs in alternating order, so a load on the host
+    that rises or falls while they run weighs on both forms alike)."""
+    if n_pynative >= MEASURE:
+        return "graph"
+    if n_graph >= MEASURE:
+        return "pynative"
+    return "pynative" if (n_pynative + n_graph) % 4 in (0, 3) else "graph"
 
 
 def _measure_first(ch, desc, predicted, eager, args, kwargs):
-    """Before a step is recorded (``auto``): a block of plain PyNative steps, timed (its first
-    untimed), in a process that has not compiled the step yet; None once it has its timings."""
+    """Before a step is recorded (``auto``): :data:`WARM_PYNATIVE` plain PyNative steps, untimed
+    (PyNative's own first-call costs: kernel selection, the memory pool's growth); None once
+    they ran.  The timed PyNative steps run after the recording, interleaved with the replays,
+    in the process state a kept PyNative form would run in."""
     if choice_setting() != "auto" or predicted in _choice or _tries.get(desc, 0) >= _MAX_TRIES \
             or _eligible(predicted) is not None:
         return None
-    t = _timings.setdefault(predicted, {"graph": [], "pynative": [], "warm": False, "block": None})
-    if len(t["pynative"]) >= MEASURE:
+    t = _timings.setdefault(predicted, {"graph": [], "pynative": [], "warm": False, "pre": 0})
+    if t["pre"] >= WARM_PYNATIVE:
         return None
-    first, t["block"] = t["block"] != "pynative", "pynative"
+    t["pre"] += 1
     ch.mode = ch.form = "pynative"
     _counts["pynative"] += 1
-    if not first:
-        _RUNNING[0] = "pynative"
-        ch.t0 = CLOCK[0]()
     return (_observed(ch, _plain(eager, args, kwargs), _tensor_cls()),)
 
 
@@ -501,15 +518,29 @@ def _settle() -> None:
     t[form].append(dt)
     if len(t["graph"]) < MEASURE or len(t["pynative"]) < MEASURE:
         return
-    g, p = statistics.median(t["graph"]), statistics.median(t["pynative"])
-    if g <= p:
+    ratio, best = _speedup(t["pynative"], t["graph"])
+    if ratio > 1.0 and best > 1.0:
         _choice[sig] = "graph"
-        note(f"the compiled training step ran {p / g:.1f}x faster than PyNative on this host; it stays "
+        note(f"the compiled training step ran {ratio:.1f}x faster than PyNative on this host; it stays "
              "compiled (MSNB_GRAPH_CHOICE=pynative to force PyNative)")
     else:
         _choice[sig] = "pynative"
-        note(f"the compiled training step ran {g / p:.1f}x slower than PyNative on this host; it runs in "
-             "PyNative from now on (MSNB_GRAPH_CHOICE=graph to force the graph)")
+        note(f"the compiled training step ran {1 / ratio:.1f}x slower than PyNative on this host; it runs in "
+             "PyNative from now on (MSNB_GRAPH_CHOICE=graph to force the graph)"
+             if ratio <= 1.0 else
+             f"the compiled training step was not clearly faster than PyNative on this host ({ratio:.2f}x, "
+             f"fastest steps {best:.2f}x); it runs in PyNative from now on (MSNB_GRAPH_CHOICE=graph to "
+             "force the graph)")
+
+
+def _speedup(pynative, graph) -> tuple[float, float]:
+    """``(median of the pairs' PyNative/graph time ratios, fastest PyNative step / fastest graph
+    step)``: the graph is kept only when both exceed 1 (a tie stays PyNative: the graph holds
+    more memory and PyNative is what the user's code means)."""
+    pairs = [p / g for p, g in zip(pynative, graph) if g > 0]
+    ratio = statistics.median(pairs) if pairs else 0.0
+    best = min(pynative) / min(graph) if min(graph) > 0 else 0.0
+    return ratio, best
 
 
 def _start(desc, module, args, kwargs, eager, leaves, spec, frame):
