@@ -20,7 +20,6 @@ EXPECTED_FAILURES = {
     'chalf:method:float64': 'NotSupportedError: torch.Tensor.chalf is not supported by msnb yet',
     'chalf:method:int64': 'NotSupportedError: torch.Tensor.chalf is not supported by msnb yet',
     'chalf:method:bool': 'NotSupportedError: torch.Tensor.chalf is not supported by msnb yet',
-    'histogramdd:function:float32': 'ValueError: `bins[4]` must be monotonically increasing, when an array',
     'to_sparse:method:float32': 'output 0: msnb returned SparseCooTensor, torch a Tensor',
     'to_sparse:method:float64': 'output 0: msnb returned SparseCooTensor, torch a Tensor',
     'to_sparse:method:int64': 'output 0: msnb returned SparseCooTensor, torch a Tensor',
