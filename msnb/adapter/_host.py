@@ -231,17 +231,19 @@ def matrix_exp(a):
 
 
 def solve_triangular(a, b, upper, unitriangular=False):
-    """``X`` with ``A X = B`` for triangular ``A`` (batch dims already broadcast)."""
-    from scipy.linalg import solve_triangular as st
+    """``X`` with ``A X = B`` for triangular ``A`` (batch dims already broadcast), by BLAS ?trsm as
+    PyTorch: a zero on the diagonal gives inf / nan, not an error (LAPACK ?trtrs would refuse it)."""
+    from scipy.linalg.blas import get_blas_funcs
     x, y = _np(a), _np(b)
     if x.size == 0 or y.size == 0:
         return _t(np.zeros(y.shape, y.dtype))
     fa = x.reshape((-1,) + x.shape[-2:])
     fb = y.reshape((-1,) + y.shape[-2:])
     out = np.empty_like(fb)
+    trsm = get_blas_funcs("trsm", (fa, fb))
     with np.errstate(all="ignore"):
         for i in range(fa.shape[0]):
-            out[i] = st(fa[i], fb[i], lower=not upper, unit_diagonal=unitriangular, check_finite=False)
+            out[i] = trsm(1.0, fa[i], fb[i], lower=int(not upper), diag=int(unitriangular))
     return _t(out.reshape(y.shape), y.dtype)
 
 

@@ -758,6 +758,27 @@ _MASKED_TENSOR = ("strided layout only (sparse COO / CSR data or mask raise msnb
                   "functions run through the torch.fx wrappers (a check per call)")
 PARTIAL.update({f"torch.masked.{n}": _MASKED_TENSOR for n in ("MaskedTensor", "masked_tensor", "as_masked_tensor")})
 
+# --- lowrank helper (issue #12): randomized SVD / PCA, adjoints, eigenvector phases -------------------------
+COMPUTED_NOTES.update({
+    **{f"torch.{n}": "PyTorch's randomized range finder (Gaussian sketch, niter subspace iterations, QR, then the "
+       "SVD of the small projection) built from msnb's matmul / linalg.qr / linalg.svd, differentiable through "
+       "them; the sketch comes from msnb's generator, which replays PyTorch's CPU stream (after the same "
+       "manual_seed the same factors, up to each singular pair's sign); a sparse COO input is densified" + _REAL
+       for n in ("svd_lowrank", "pca_lowrank")},
+})
+_EIGVEC = ("eigenvectors are LAPACK's, each defined up to {what}: numpy's OpenBLAS build picks other {what}s than "
+           "PyTorch's MKL build for some matrices (random float64 matrices, 200 each: {eq}); values of A V = V "
+           "diag(w), |V| and the gradients of phase-invariant functions agree (the OpInfo replay compares |V| as "
+           "PyTorch's own tests do)")
+PARTIAL.update({
+    "torch.linalg.eig": _HOST + "LAPACK geev (PyTorch's eigenvalue order, unit-norm eigenvectors); MindSpore's CPU "
+                        "Eig kernel is not used; the gradient is computed on the host too; "
+                        + _EIGVEC.format(what="a unit complex factor (phase)", eq="153 of 200 equal to rounding")
+                        + _REAL,
+    "torch.linalg.eigh": _HOST + "LAPACK syevd (MindSpore 2.10 has no CPU eigh kernel); "
+                         + _EIGVEC.format(what="sign", eq="69 of 200 equal to rounding") + _REAL,
+})
+
 
 def _public_names(modname: str) -> list[str]:
     import importlib

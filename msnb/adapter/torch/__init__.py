@@ -23,6 +23,7 @@ from ._ops.statistics import *  # noqa: F401,F403
 from ._ops.scatter_ops import *  # noqa: F401,F403
 from ._ops.factorized import *  # noqa: F401,F403
 from ._ops.lu import lu
+from ._ops.lowrank import svd_lowrank, pca_lowrank
 from ._ops.native import *  # noqa: F401,F403
 from ._ops.short_time import stft
 from ._ops.integer import *  # noqa: F401,F403

@@ -339,6 +339,16 @@ class Tensor(ms.Tensor):
     def mT(self):  # noqa: N802
         return self.transpose(-2, -1)
 
+    @property
+    def mH(self):  # noqa: N802
+        from ._ops.shape import matrix_adjoint
+        return matrix_adjoint(self, "tensor.mH")
+
+    @property
+    def H(self):  # noqa: N802
+        from ._ops.shape import matrix_adjoint
+        return matrix_adjoint(self, "tensor.H", batches=False)
+
     # --- conversion --------------------------------------------------------
     def numpy(self, *, force=False):
         if _graph_capture._CURRENT[0] is not None:

@@ -105,7 +105,10 @@ def _basic_get(x, idx):
 
 def _put_into_zeros(shape, idx, g):
     """Zeros of ``shape`` with ``[idx] = g``: basic indexing's gradient.  Fresh zeros nothing else
-    holds are written as they are (no copy kernel) unless ``g`` is itself differentiated."""
+    holds are written as they are (no copy kernel) unless ``g`` is itself differentiated.  An empty
+    slot leaves the zeros as they are (MindSpore's CPU slice copy fails on empty tensors)."""
+    if 0 in tuple(g.shape):
+        return _zeros(shape, g.dtype)
     if not idx or needs_grad(g):
         return _basic_put(_zeros(shape, g.dtype), idx, g)
     return _basic_put(K.zeros(shape, g.dtype), idx, g, copy=False)

@@ -19,7 +19,8 @@ __all__ = ["view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "p
            "concatenate", "stack", "hstack", "vstack", "split", "chunk", "unbind", "narrow", "select",
            "flip", "roll", "detach", "alias_data", "contiguous", "swapaxes", "swapdims",
            "broadcast_tensors", "broadcast_shapes", "meshgrid", "tril", "triu", "diag", "clone",
-           "repeat_interleave", "view_as", "view_dtype", "reshape_as", "squeeze_impl", "atleast_1d", "atleast_2d"]
+           "repeat_interleave", "view_as", "view_dtype", "reshape_as", "squeeze_impl", "atleast_1d", "atleast_2d",
+           "adjoint"]
 
 
 def _infer(shape, numel):
@@ -564,3 +565,26 @@ def meshgrid(*tensors, indexing="ij"):
     if indexing == "xy" and len(tensors) >= 2:
         out = [transpose(o, 0, 1) for o in out]
     return tuple(out)
+
+
+def matrix_adjoint(input, what="tensor.adjoint()", batches=True):
+    """The conjugate transpose of the last two dimensions (``Tensor.mH``, ``Tensor.H`` with
+    ``batches=False``, ``torch.adjoint``), with PyTorch's messages for the ranks it refuses."""
+    import warnings
+    from .complex import conj
+    if input.ndim == 0:
+        name = what[len("tensor."):] if what.endswith("()") else "Tensor." + what[len("tensor."):]
+        warnings.warn(f"{name} is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=3)
+        return conj(input)
+    if input.ndim == 1 or (not batches and input.ndim > 2):
+        if batches:
+            raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. "
+                               f"Got {input.ndim}-D tensor.")
+        extra = " For batches of matrices, consider using tensor.mH" if input.ndim > 2 else ""
+        raise RuntimeError(f"{what} is only supported on matrices (2-D tensors). Got {input.ndim}-D tensor.{extra}")
+    return conj(input.transpose(-2, -1))
+
+
+def adjoint(input):
+    """msnb implementation of ``torch.adjoint`` (``input.transpose(-2, -1).conj()``)."""
+    return matrix_adjoint(input)

@@ -392,12 +392,52 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
             edges.append(_host(b))
             continue
         lo, hi = (float(range[2 * j]), float(range[2 * j + 1])) if range is not None else \
-            ((float(a[:, j].min()), float(a[:, j].max())) if a.size else (0.0, 0.0))
+            ((float(a[:, j].min()), float(a[:, j].max())) if a.size else (0.0, 1.0))  # PyTorch: [0, 1] when empty
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
         edges.append(_edges_of(int(b), lo, hi, a.dtype))
-    hist, _ = np.histogramdd(a, bins=[e.astype(np.float64) for e in edges], weights=w, density=density)
+    if all(np.all(np.diff(e) >= 0) for e in edges):
+        hist, _ = np.histogramdd(a, bins=[e.astype(np.float64) for e in edges], weights=w, density=density)
+    else:  # numpy refuses unsorted edges; PyTorch bins by binary search over them as given
+        hist = _histogramdd_searched(a, edges, w, density)
     return _Hist(tensor(hist.astype(a.dtype)), [tensor(e.astype(a.dtype)) for e in edges])
+
+
+def _upper_bound(edges, x):
+    """``std::upper_bound(edges, x)`` elementwise, by its halving loop (defined for unsorted
+    ``edges`` too, where numpy's searchsorted is not)."""
+    first = np.zeros(x.shape, np.int64)
+    count = np.full(x.shape, edges.size, np.int64)
+    while np.any(count > 0):
+        half = count >> 1
+        mid = np.minimum(first + half, edges.size - 1)
+        right = (count > 0) & ~(x < edges[mid])
+        first = np.where(right, first + half + 1, first)
+        count = np.where(right, count - half - 1, np.where(count > 0, half, 0))
+    return first
+
+
+def _histogramdd_searched(a, edges, w, density):
+    """PyTorch's CPU histogramdd for explicit edges: an element counts when each coordinate lies in
+    [first edge, last edge], in bin ``upper_bound - 1`` (the last edge closes the last bin)."""
+    shape = tuple(max(e.size - 1, 0) for e in edges)
+    hist = np.zeros(shape, np.float64)
+    keep = np.ones(a.shape[0], bool)
+    index = []
+    for j, e in enumerate(edges):
+        x = a[:, j]
+        keep &= (x >= e[0]) & (x <= e[-1]) if e.size else False
+        pos = _upper_bound(e, x) - 1
+        index.append(np.where(pos == e.size - 1, pos - 1, pos))
+    if keep.any():
+        np.add.at(hist, tuple(i[keep] for i in index), 1.0 if w is None else w[keep])
+    if density:
+        with np.errstate(invalid="ignore", divide="ignore"):  # an empty histogram is nan, as in PyTorch
+            hist = hist / hist.sum()
+            for j, e in enumerate(edges):
+                width = np.diff(e.astype(np.float64))
+                hist = hist / width.reshape([-1 if k == j else 1 for k in range(len(edges))])
+    return hist
 
 
 def _as_array(x):
