@@ -125,6 +125,7 @@ GENERATORS = {
     "mnist_parent": lambda cwd: mnist(cwd.parent / "data"),
     "mnist_here": lambda cwd: mnist(cwd / "data"),
     "mnist_grandparent": lambda cwd: mnist(cwd.parent.parent / "data"),
+    "mnist_grandparent_20k": lambda cwd: mnist(cwd.parent.parent / "data", n_train=20000),
     "fashion_mnist_here": lambda cwd: mnist(cwd / "data", name="FashionMNIST"),
     "fashion_mnist_parent": lambda cwd: mnist(cwd.parent / "data", name="FashionMNIST"),
     "cora": lambda cwd: cora(cwd),
