@@ -152,8 +152,9 @@ def _pyboost_target(kernel):
         prim = kernel.__globals__.get(code.co_names[0])
     pcall = getattr(type(prim), "__call__", None)
     pcode = getattr(pcall, "__code__", None)
+    # (defaults of the primitive's own parameters are fine: the direct call takes exactly n arguments)
     if pcode is None or not pcode.co_names or not pcode.co_names[0].startswith("pyboost_") or \
-            pcall.__defaults__ or pcode.co_flags & 0x0C or pcode.co_kwonlyargcount:
+            pcode.co_flags & 0x0C or pcode.co_kwonlyargcount:
         return None
     n = pcode.co_argcount - 1
     if n not in (1, 2, 3) or (code is not None and code.co_argcount != n):
