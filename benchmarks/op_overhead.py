@@ -9,6 +9,12 @@ direct, direct, adapter, ...); the median time per call of each is
 reported, and the median over rounds of the per-round ratio adapter/direct.
 Kernels launch the way msnb launches them on this host (see
 ``msnb.runtime.context.launch_mode``).  Not a test: nothing here asserts.
+
+When real PyTorch is installed, each case also runs in PyTorch eager and a
+second table says what bounds the case against PyTorch: MindSpore's own
+per-op cost (direct / PyTorch) times msnb's (adapter / direct).
+``--checkouts /work/main .`` runs the benchmark from each msnb checkout in its
+own process, alternating, and prints their ratios side by side.
 """
 
 from __future__ import annotations
@@ -89,16 +95,100 @@ def cases():
     return out
 
 
+def pytorch_cases():
+    """The same cases in real PyTorch eager (CPU), or {} when it is not installed: what
+    bounds each case is MindSpore's own per-op cost (direct) against PyTorch's."""
+    try:
+        import torch as pt
+    except ImportError:
+        return {}
+    if not hasattr(pt, "_C"):  # msnb's adapter, not PyTorch
+        return {}
+    pt.set_num_threads(1)  # one thread, as MindSpore runs these small kernels; steadier on a shared host
+    rng = np.random.default_rng(0)
+    out = {}
+    for name, shape in (("add_1k", (1000,)), ("add_1M", (1000, 1000))):
+        a, b = (pt.from_numpy(rng.standard_normal(shape).astype(np.float32)) for _ in range(2))
+        out[name] = lambda a=a, b=b: a + b
+    a, b = (pt.from_numpy(rng.standard_normal((256, 256)).astype(np.float32)) for _ in range(2))
+    out["matmul_256"] = lambda: a @ b
+    x = pt.from_numpy(rng.standard_normal((1000,)).astype(np.float32))
+
+    def chain():
+        return ((((x * 2.0 + 1.0).exp() * x - 3.0).abs().sqrt() / 2.0).neg()).relu()
+    out["chain_10"] = out["chain_10_nan_relu"] = chain
+    return out
+
+
+def _time_torch(fn, n):
+    """Process CPU seconds per call (wall time on a shared host mostly measures the wait for a core)."""
+    fn()
+    cpu = time.process_time()
+    for _ in range(n):
+        fn()
+    return (time.process_time() - cpu) / n
+
+
+def pytorch_times(calls, rounds):
+    """Median seconds per call of each PyTorch case, measured in a separate process (so that
+    PyTorch's libraries and threads do not share the MindSpore process); {} without PyTorch."""
+    import subprocess
+    import sys
+    code = ("import json, statistics, sys; sys.path.insert(0, %r); import op_overhead as b; "
+            "cs = b.pytorch_cases(); print(json.dumps({k: statistics.median(b._time_torch(f, %d if k != 'add_1M' "
+            "else max(10, %d // 10)) for _ in range(%d)) for k, f in cs.items()}))"
+            % (os.path.dirname(os.path.abspath(__file__)), calls, calls, rounds))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # real PyTorch, not msnb's
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        return {}
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def compare_checkouts(paths, runs, rest):
+    """Run this benchmark (``--json``) from each checkout in ``paths`` as separate processes,
+    alternating ``runs`` times, and print the medians side by side."""
+    import subprocess
+    import sys
+    got = {p: [] for p in paths}
+    for i in range(runs):
+        for p in (paths if i % 2 == 0 else paths[::-1]):
+            env = dict(os.environ, PYTHONPATH=os.path.abspath(p))
+            # this file's cases for every checkout: only the msnb under test differs
+            r = subprocess.run([sys.executable, os.path.abspath(__file__), "--json", *rest], env=env, check=True,
+                               capture_output=True, text=True)
+            got[p].append(json.loads(r.stdout.strip().splitlines()[-1]))
+    names = [k for k in got[paths[0]][0] if k != "launch"]
+    print(f"adapter/direct ratio, median of {runs} alternating runs per checkout, "
+          f"load average {os.getloadavg()[0]:.1f} at the end")
+    print(f"  {'case':17s} " + "  ".join(f"{os.path.basename(os.path.abspath(p)):>22s}" for p in paths))
+    for k in names:
+        cells = []
+        for p in paths:
+            rs = [run[k] for run in got[p]]
+            cells.append(f"{statistics.median(r['ratio'] for r in rs):5.2f}x (CPU {statistics.median(r['cpu_ratio'] for r in rs):4.2f}x)")
+        print(f"  {k:17s} " + "  ".join(f"{c:>22s}" for c in cells))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--calls", type=int, default=100)
     # many short rounds: on a shared 2-core host a median of 7 long ones still swung by +-20%
     p.add_argument("--rounds", type=int, default=41)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--checkouts", nargs="+", metavar="DIR",
+                   help="compare msnb checkouts (e.g. /work/main .): each runs this benchmark in its own "
+                        "process, alternating; prints the ratios side by side")
+    p.add_argument("--runs", type=int, default=3, help="runs per checkout with --checkouts")
+    p.add_argument("--no-pytorch", action="store_true", help="skip the real PyTorch eager column")
     a = p.parse_args(argv)
+    if a.checkouts:
+        compare_checkouts(a.checkouts, a.runs, ["--calls", str(a.calls), "--rounds", str(a.rounds), "--no-pytorch"])
+        return 0
     # kernels launch the way msnb launches them on this host (MSNB_LAUNCH=async|blocking overrides)
     launch = set_launch(ms, ms.get_context("device_target"))
     results = {}
+    reference = {} if a.no_pytorch else pytorch_times(a.calls, a.rounds)
     for name, (adapter, direct) in cases().items():
         n = a.calls if name != "add_1M" else max(10, a.calls // 10)
         ta, td, ratios, ca, cd = [], [], [], [], []
@@ -120,6 +210,8 @@ def main(argv=None):
                          "ratio": statistics.median(ratios),
                          "adapter_cpu_us": statistics.median(ca) * 1e6, "direct_cpu_us": statistics.median(cd) * 1e6,
                          "cpu_ratio": statistics.median(ca) / statistics.median(cd)}
+        if name in reference:
+            results[name]["pytorch_us"] = reference[name] * 1e6  # CPU time
     if a.json:
         print(json.dumps({"launch": launch, **results}))
         return 0
@@ -129,6 +221,14 @@ def main(argv=None):
         print(f"  {name:17s} adapter {r['adapter_us']:9.1f} us   direct {r['direct_us']:9.1f} us   "
               f"ratio {r['ratio']:5.2f}x (median of per-round ratios)   CPU {r['adapter_cpu_us']:8.1f} / "
               f"{r['direct_cpu_us']:8.1f} us = {r['cpu_ratio']:5.2f}x")
+    if any("pytorch_us" in r for r in results.values()):
+        print("what bounds each case against PyTorch eager (CPU time; PyTorch on one thread, measured just before "
+              "in its own process): MindSpore's own cost (direct / PyTorch) times msnb's (adapter / direct)")
+        for name, r in results.items():
+            if "pytorch_us" in r:
+                floor = r["direct_cpu_us"] / r["pytorch_us"]
+                print(f"  {name:17s} PyTorch {r['pytorch_us']:9.1f} us CPU   MindSpore floor {floor:6.1f}x PyTorch   "
+                      f"msnb {r['adapter_cpu_us'] / r['pytorch_us']:6.1f}x PyTorch (= {floor:.1f} x {r['cpu_ratio']:.2f})")
     return 0
 
 

@@ -17,7 +17,7 @@ import functools
 
 from . import _host as host
 from . import _tuning
-from ._ms import device_target, lstm_prims, ms, plain_args, trace_open
+from ._ms import device_target, lstm_prims, ms, plain_args, primitive_kernel, trace_open
 
 __all__ = ["K", "select", "TABLE", "set_kernel_hook", "FUSED_LSTM_TARGETS"]
 
@@ -172,17 +172,34 @@ def _tanh_cpu(x):
 _NE_FLOATS = (ms.float32, ms.float64, ms.float16)  # CPU NotEqual has no bfloat16
 
 
+# PyBoost primitives called directly (no MindSpore Python frames in between) outside traces
+_relu_k, _select_k, _ne_k = (primitive_kernel(n) for n in ("relu_op", "select_op", "not_equal_op"))
+#: ``ops.div`` without a rounding mode is this primitive
+_div_k = primitive_kernel("div_op")
+_add_ext_k = primitive_kernel("add_ext_op")
+
+
+def _add_alpha_cpu(x, y, alpha=1):
+    """``mint.add(x, y, alpha=alpha)``: the same AddExt kernel through its PyBoost function (``mint.add``
+    dispatches through MindSpore's older primitive path, ~2 ms a call on a loaded host here)."""
+    return _add_ext_k(x, y, alpha)
+
+
 def _isnan_cpu(x):
     """``ops.isnan`` takes MindSpore's older primitive path (up to ~1 ms a call here);
-    ``mint.isnan`` (``x != x``, a PyBoost kernel) gives the same answer where it has a kernel."""
-    return mint.isnan(x) if x.dtype in _NE_FLOATS else ops.isnan(x)
+    ``x != x`` (``mint.isnan``'s PyBoost kernel) gives the same answer where it has a kernel."""
+    return _ne_k(x, x) if x.dtype in _NE_FLOATS else ops.isnan(x)
+
+
+_RELU_NAN = (ms.float32, ms.float64, ms.float16, ms.bfloat16)
 
 
 def _relu_cpu(x):
     """MindSpore's relu maps NaN to 0; PyTorch keeps NaN."""
-    y = ops.relu(x)
-    if x.dtype in (ms.float32, ms.float64, ms.float16, ms.bfloat16):
-        return ops.select(_isnan_cpu(x), x, y)
+    y = _relu_k(x)
+    d = x.dtype
+    if d in _RELU_NAN:
+        return _select_k(_ne_k(x, x) if d in _NE_FLOATS else ops.isnan(x), x, y)
     return y
 
 
@@ -329,8 +346,8 @@ TABLE = {
     # ``x + alpha * y`` rounded once (PyTorch's ``add(alpha=)``): on CPU bit for bit PyTorch's for
     # float32 with a Python number ``alpha``; float64/float16 round ``alpha`` or the result
     # otherwise (tests/adapter/torch/optim/test_add_alpha_rounding.py)
-    "add_alpha": (mint.add, mint.add),
-    "div": (ops.div, mint.div), "neg": (ops.neg, mint.neg), "pow": (ops.pow, mint.pow),
+    "add_alpha": (_add_alpha_cpu, mint.add),
+    "div": (_div_k, mint.div), "neg": (ops.neg, mint.neg), "pow": (ops.pow, mint.pow),
     "exp": (ops.exp, mint.exp), "log": (ops.log, mint.log), "sqrt": (ops.sqrt, mint.sqrt),
     "rsqrt": (ops.rsqrt, mint.rsqrt), "abs": (ops.abs, mint.abs), "sign": (ops.sign, mint.sign),
     "sin": (ops.sin, mint.sin), "cos": (ops.cos, mint.cos), "tan": (ops.tan, None),

@@ -28,7 +28,7 @@ from mindspore._c_expression import TensorPy as _TensorPy  # noqa: E402
 
 __all__ = ["ms", "TensorPy", "set_data", "device_target", "MS_VERSION", "conv2d_prims", "trace_begin",
            "trace_end", "trace_run", "lstm_prims", "trace_pass", "trace_abandon", "trace_open", "trace_reset",
-           "untraced", "plain_args", "set_adapter_class", "alias_host", "wait_all", "SHARED"]
+           "untraced", "plain_args", "primitive_kernel", "set_adapter_class", "alias_host", "wait_all", "SHARED"]
 
 TensorPy = _TensorPy
 MS_VERSION = ms.__version__
@@ -102,7 +102,135 @@ def plain_args(kernel):
 
     call.__wrapped__ = kernel
     call.__name__ = getattr(kernel, "__name__", "kernel")
-    return call
+    direct = _pyboost_target(kernel)
+    if direct is None:
+        return call
+    fast = _direct_call(call, *direct)
+    fast.__wrapped__ = kernel
+    fast.__name__ = call.__name__
+    return fast
+
+
+def primitive_kernel(name: str):
+    """MindSpore's generated primitive instance ``name`` (``"relu_op"``, ``"div_op"`` ...) as
+    a :func:`plain_args` kernel: outside a trace it calls its PyBoost function directly."""
+    from mindspore.ops.auto_generate import gen_ops_prim
+    return plain_args(getattr(gen_ops_prim, name))
+
+
+def _code_is(code, ops) -> bool:
+    """Whether ``code``'s instructions (RESUME/PRECALL/CACHE left out) are ``ops``, a list of
+    ``(opname, argval)`` where an argval of ``...`` matches anything."""
+    import dis
+    got = [(i.opname, i.argval) for i in dis.get_instructions(code)
+           if i.opname not in ("RESUME", "PRECALL", "CACHE", "PUSH_NULL")]
+    return len(got) >= len(ops) and all(o == g[0] and (v is ... or v == g[1]) for (o, v), g in zip(ops, got))
+
+
+def _pyboost_target(kernel):
+    """``(pyboost_function, primitive, n)`` when ``kernel`` is a PyBoost primitive instance, or
+    one of MindSpore's generated functional wrappers ``def f(a, b): return f_op(a, b)`` over
+    one, whose ``__call__`` starts ``res = pyboost_f(self, [a, b])`` and returns ``res`` when
+    no jit context is open (MindSpore 2.10's generated code, checked instruction by
+    instruction here, so code generated differently just keeps the ordinary call); else None.
+
+    Calling ``pyboost_f(prim, [a, b])`` directly is exactly what those Python frames do
+    outside a trace; with a trace open the call goes the ordinary way (the primitive's
+    ``__call__`` records the op)."""
+    code = getattr(kernel, "__code__", None)
+    if code is None:
+        prim = kernel
+    else:
+        if getattr(kernel, "__module__", "") != "mindspore.ops.auto_generate.gen_ops_def" or \
+                kernel.__defaults__ or kernel.__kwdefaults__ or code.co_kwonlyargcount or \
+                code.co_flags & 0x0C or len(code.co_names) != 1:
+            return None
+        params = code.co_varnames[:code.co_argcount]
+        if not _code_is(code, [("LOAD_GLOBAL", code.co_names[0]), *(("LOAD_FAST", v) for v in params),
+                               ("CALL", len(params)), ("RETURN_VALUE", None)]):
+            return None
+        prim = kernel.__globals__.get(code.co_names[0])
+    pcall = getattr(type(prim), "__call__", None)
+    pcode = getattr(pcall, "__code__", None)
+    # (defaults of the primitive's own parameters are fine: the direct call takes exactly n arguments)
+    if pcode is None or not pcode.co_names or not pcode.co_names[0].startswith("pyboost_") or \
+            pcode.co_flags & 0x0C or pcode.co_kwonlyargcount:
+        return None
+    n = pcode.co_argcount - 1
+    if n not in (1, 2, 3) or (code is not None and code.co_argcount != n):
+        return None
+    if not _code_is(pcode, [("LOAD_GLOBAL", pcode.co_names[0]),
+                            *(("LOAD_FAST", v) for v in pcode.co_varnames[:n + 1]),
+                            ("BUILD_LIST", n), ("CALL", 2), ("STORE_FAST", "res"),
+                            ("LOAD_GLOBAL", "jit_context"), ("CALL", 0), ("POP_JUMP_FORWARD_IF_TRUE", ...),
+                            ("LOAD_FAST", "res"), ("RETURN_VALUE", None)]):
+        return None
+    return pcall.__globals__[pcode.co_names[0]], prim, n
+
+
+def _direct_call(slow, pyboost, prim, n):
+    """A plain-args kernel for an ``n``-argument (1 or 2) PyBoost primitive that calls it
+    directly while no jit context is open (see :func:`_pyboost_target`); ``slow`` otherwise."""
+    import mindspore.graph.jit_context as jc
+    plain = _MS_TENSOR
+
+    if n == 1:
+        def fast(*args, **kwargs):
+            if kwargs or len(args) != 1 or jc._jit_context is not None:
+                return slow(*args, **kwargs)
+            a, = args
+            cls = _ADAPTER
+            if type(a) is not cls:
+                try:
+                    return pyboost(prim, [a])
+                except TypeError:
+                    _refuse_sparse(args, slow.__name__)
+                    raise
+            try:
+                a.__class__ = plain
+                return pyboost(prim, [a])
+            finally:
+                a.__class__ = cls
+        return fast
+
+    if n == 3:
+        def fast(*args, **kwargs):
+            if kwargs or len(args) != 3 or jc._jit_context is not None:
+                return slow(*args, **kwargs)
+            cls = _ADAPTER
+            if cls not in (type(args[0]), type(args[1]), type(args[2])):
+                try:
+                    return pyboost(prim, list(args))
+                except TypeError:
+                    _refuse_sparse(args, slow.__name__)
+                    raise
+            return slow(*args)
+        return fast
+
+    def fast(*args, **kwargs):
+        if kwargs or len(args) != 2 or jc._jit_context is not None:
+            return slow(*args, **kwargs)
+        a, b = args
+        cls = _ADAPTER
+        # each flag is set before its tensor is re-classed: an interrupt in between restores
+        # a class that was never changed, which is harmless
+        sa = type(a) is cls
+        sb = type(b) is cls and b is not a
+        try:
+            if sa:
+                a.__class__ = plain
+            if sb:
+                b.__class__ = plain
+            return pyboost(prim, [a, b])
+        except TypeError:
+            _refuse_sparse(args, slow.__name__)
+            raise
+        finally:
+            if sa:
+                a.__class__ = cls
+            if sb:
+                b.__class__ = cls
+    return fast
 
 
 #: set by graph mode while it records a region (see ``msnb/adapter/graph/capture.py``)

@@ -48,6 +48,54 @@ def _shape(x):
     return shape_of(x) if isinstance(x, TensorPy) else ()
 
 
+_MS_TENSOR = _core.ms.Tensor
+_STATE = _core.STATE
+_F32_16 = frozenset(map(id, (D.float16, D.float32)))
+
+
+def _fast2(kernel, a, b, ok=_FI):
+    """The common case of a binary op, or None when it is not: tensor ``a`` (an adapter
+    tensor with recorded dtype and shape, the dtype's id in ``ok``) with a tensor of the same
+    recorded dtype and shape, or with a Python float (``a`` float16/float32) or int (``a``
+    float or integer); no operand that autograd tracks.  Then no promotion, cast,
+    broadcasting or record is needed: the kernel's result gets ``a``'s dtype and shape, as
+    :func:`binary_operands` and :func:`_call2` would give it (one Python frame instead of
+    five; benchmarks/op_overhead.py)."""
+    T = _core.Tensor_
+    if type(a) is not T:
+        return None
+    da = a._dt
+    if da is None or id(da) not in ok:
+        return None
+    sa = a._sh
+    tb = type(b)
+    if tb is T:
+        if b._dt is not da or b._sh != sa:
+            return None
+        if _STATE.enabled and (a._grad_fn is not None or a._req_grad or b._grad_fn is not None or b._req_grad):
+            return None
+    elif tb is float:
+        if id(da) not in _F32_16:
+            return None
+        if _STATE.enabled and (a._grad_fn is not None or a._req_grad):
+            return None
+    elif tb is int:
+        if _STATE.enabled and (a._grad_fn is not None or a._req_grad):
+            return None
+        if id(da) in _F:
+            b = float(b)
+    else:
+        return None
+    r = kernel(a, b)
+    if type(r) is _MS_TENSOR:
+        r.__class__ = T
+    else:
+        r = wrap(r)
+    r._dt = da
+    r._sh = sa
+    return r
+
+
 def _binary(kernel, a, b, out):
     a, b, rt = binary_operands(a, b)
     res = _call2(kernel, a, b, rt)
@@ -104,6 +152,10 @@ def check_broadcast(sa, sb):
 
 def add(input, other, *, alpha=1, out=None):
     """msnb implementation of ``torch.add``."""
+    if out is None and alpha == 1:
+        r = _fast2(K.add, input, other)
+        if r is not None:
+            return r
     if alpha != 1:
         other = mul(other, alpha)
     a, b, rt = binary_operands(input, other)
@@ -118,6 +170,10 @@ def add(input, other, *, alpha=1, out=None):
 
 def sub(input, other, *, alpha=1, out=None):
     """msnb implementation of ``torch.sub``."""
+    if out is None and alpha == 1:
+        r = _fast2(K.sub, input, other)
+        if r is not None:
+            return r
     if alpha != 1:
         other = mul(other, alpha)
     a, b, rt, res = _binary(K.sub, input, other, out)
@@ -129,6 +185,10 @@ def sub(input, other, *, alpha=1, out=None):
 
 def mul(input, other, *, out=None):
     """msnb implementation of ``torch.mul``."""
+    if out is None:
+        r = _fast2(K.mul, input, other)
+        if r is not None:
+            return r
     a, b, rt = binary_operands(input, other)
     if rt is D.bool:
         return write_out(out, logical_and(a, b))
@@ -169,6 +229,10 @@ def div(input, other, *, rounding_mode=None, out=None):
             _bad_mode(rounding_mode)
         rt = D.result_type(*(x for x in (input, other)))
         return write_out(out, cast(q, rt) if not rt.is_floating_point else q)
+    if out is None:
+        r = _fast2(K.div, input, other, _F)
+        if r is not None:
+            return r
     a, b, rt = binary_operands(input, other)
     if not rt.is_floating_point and not rt.is_complex:
         rt = D.get_default_dtype()
@@ -263,8 +327,24 @@ def float_power(input, exponent):
 
 
 def _unary(name, kname, grad_fn=None, float_only=True, save_out=False, int_identity=False, keeps=_F):
+    # dtypes whose result is the kernel's with the input's dtype and shape recorded
+    fast = keeps & _F if (float_only or int_identity) else keeps
+
     def op(input, *, out=None):
         kernel = getattr(K, kname)
+        if type(input) is _core.Tensor_ and out is None:
+            # the common case in one step: a recorded dtype that needs no cast, nothing to record
+            dt = input._dt
+            if dt is not None and id(dt) in fast and (grad_fn is None or not _STATE.enabled or (
+                    input._grad_fn is None and not input._req_grad)):
+                r = kernel(input)
+                if type(r) is _MS_TENSOR:
+                    r.__class__ = _core.Tensor_
+                else:
+                    r = wrap(r)
+                r._dt = dt
+                r._sh = input._sh
+                return r
         x = input
         dt = x.dtype
         if not dt.is_floating_point and not dt.is_complex:
