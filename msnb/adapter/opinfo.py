@@ -185,10 +185,25 @@ def _module_map():
     return _MOD_MAP
 
 
+def _msnb_wrapper_set_seed(op, *args, **kwargs):
+    """msnb's ``torch.testing._utils.wrapper_set_seed``: the op runs after
+    ``manual_seed(42)`` of msnb's generator (the one msnb's samplers draw
+    from), which is left as it was found, as PyTorch's wrapper does."""
+    mt = _mt()
+    state = mt.get_rng_state()
+    try:
+        mt.manual_seed(42)
+        return op(*args, **kwargs)
+    finally:
+        mt.set_rng_state(state)
+
+
 def _rebind(fn):
-    """A copy of an OpInfo helper lambda whose ``torch`` / ``F`` globals are msnb's."""
+    """A copy of an OpInfo helper lambda whose ``torch`` / ``F`` globals are
+    msnb's; its ``wrapper_set_seed`` seeds msnb's generator, not torch's."""
     if not isinstance(fn, types.FunctionType):
         return None
+    from torch.testing._utils import wrapper_set_seed
     mm = _module_map()
     g = dict(fn.__globals__)
     changed = False
@@ -196,6 +211,8 @@ def _rebind(fn):
         if id(v) in mm:
             g[k] = mm[id(v)]
             changed = True
+    if g.get("wrapper_set_seed") is wrapper_set_seed:
+        g["wrapper_set_seed"] = _msnb_wrapper_set_seed
     if not changed:
         return None
     return types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
