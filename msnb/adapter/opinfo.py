@@ -201,9 +201,11 @@ def _msnb_wrapper_set_seed(op, *args, **kwargs):
 
 
 def _rebind(fn):
-    """A copy of an OpInfo helper lambda whose ``torch`` / ``F`` globals are msnb's."""
+    """A copy of an OpInfo helper lambda whose ``torch`` / ``F`` globals are
+    msnb's; its ``wrapper_set_seed`` seeds msnb's generator, not torch's."""
     if not isinstance(fn, types.FunctionType):
         return None
+    from torch.testing._utils import wrapper_set_seed
     mm = _module_map()
     g = dict(fn.__globals__)
     changed = False
@@ -211,6 +213,8 @@ def _rebind(fn):
         if id(v) in mm:
             g[k] = mm[id(v)]
             changed = True
+    if g.get("wrapper_set_seed") is wrapper_set_seed:
+        g["wrapper_set_seed"] = _msnb_wrapper_set_seed
     if not changed:
         return None
     return types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)

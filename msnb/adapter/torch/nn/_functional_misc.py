@@ -139,27 +139,51 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def _fractional_starts(L, k, out, u):
-    """PyTorch's pseudo-random window starts for one dimension (``u``: samples in [0, 1), any shape)."""
+    """PyTorch's pseudo-random window starts for one dimension (``u``: the samples, any shape), computed
+    as its CPU kernel does: in the samples' dtype, truncated toward zero (samples outside [0, 1) too)."""
     if out == 1:
         return np.full(u.shape + (1,), L - k, np.int64)
-    alpha = (L - k) / (out - 1)
-    i = np.arange(out - 1)
-    starts = (np.floor((i + u[..., None]) * alpha) - np.floor(u[..., None] * alpha)).astype(np.int64)
+    dt = u.dtype
+    alpha = dt.type(L - k) / dt.type(out - 1)
+    i = np.arange(out - 1).astype(dt)
+    starts = np.trunc((i + u[..., None]) * alpha).astype(np.int64) - np.trunc(u[..., None] * alpha).astype(np.int64)
     return np.concatenate([starts, np.full(u.shape + (1,), L - k, np.int64)], -1)
 
 
+def _fractional_sizes(value, n, name, what):
+    """``kernel_size`` / ``output_size`` as PyTorch's kernel takes them: one int or exactly ``n``."""
+    if not isinstance(value, (tuple, list)):
+        return (value,) * n
+    if len(value) != n:
+        raise RuntimeError(f"{name}: {what} must either be a single Int or tuple of "
+                           f"{'Ints' if n == 2 else 'three Ints'}")
+    return tuple(value)
+
+
+def _fractional_output_size(output_ratio, spatial, n, name):
+    """PyTorch's Python-level ratio handling: the 2-d function takes ``len()`` of the ratio (a
+    scalar is a TypeError there, not in 3-d), a too-short tuple is an IndexError."""
+    if n == 2 and not isinstance(output_ratio, (tuple, list)):
+        raise TypeError(f"object of type '{type(output_ratio).__name__}' has no len()")
+    if n == 2 and len(output_ratio) > 2:
+        raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
+    ratio = tuple(output_ratio) if isinstance(output_ratio, (tuple, list)) else (output_ratio,) * n
+    if len(ratio) < n:
+        raise IndexError("tuple index out of range")
+    return tuple(int(L * ratio[i]) for i, L in enumerate(spatial))
+
+
 def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, n, name):
-    ks = _tuple(kernel_size, n)
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
     batched = input.ndim == n + 2
     x = input if batched else input.unsqueeze(0)
     N, C = x.shape[:2]
     spatial = tuple(x.shape[2:])
     if output_size is None:
-        if output_ratio is None:
-            raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
-        ratio = _tuple(output_ratio, n)
-        output_size = tuple(int(L * r) for L, r in zip(spatial, ratio))
-    out = _tuple(output_size, n)
+        output_size = _fractional_output_size(output_ratio, spatial, n, name)
+    ks = _fractional_sizes(kernel_size, n, name, "kernel_size")
+    out = _fractional_sizes(output_size, n, name, "output_size")
     for L, k, o in zip(spatial, ks, out):
         if o + k - 1 > L:
             raise RuntimeError(f"{name}(): pool size {k} too large relative to input size {L} for output "
@@ -169,7 +193,9 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
         _random_samples = rand(N, C, n, dtype=x.dtype)
     elif _random_samples.dtype is not x.dtype:
         raise RuntimeError("Expect _random_samples to have the same dtype as input")
-    u = np.asarray(_random_samples.numpy(), np.float64)
+    u = np.asarray(_random_samples.numpy())
+    if u.dtype.kind != "f":
+        u = u.astype(np.float64)
     if u.ndim != 3 or u.shape[0] < N or u.shape[1:] != (C, n):
         raise RuntimeError("Expect _random_samples.size(0) no less then input batch size." if u.ndim == 3 and
                            u.shape[0] < N else f"{name}(): expected _random_samples of shape (N, {C}, {n}), "
@@ -186,11 +212,19 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
         shape[2 + d], shape[2 + n + d] = out[d], ks[d]
         flat = flat + pos.reshape(shape) * strides[d]
     K = int(np.prod(ks))
-    flat = flat.reshape(N * C, -1)
-    vals = x.reshape(N * C, -1).gather(1, tensor(flat)).reshape(N * C, -1, K)
+    P_out = int(np.prod(out))
+    if N * C == 0:  # an empty batch: an empty result, still attached to the input's graph
+        res = P.add(zeros(N, C, *out, dtype=x.dtype), P.mul(x.sum(), 0))  # (slicing an empty tensor's
+        # gradient is MindSpore's memcpy_s error; a sum's is not)
+        idx = tensor(np.zeros((N, C) + out, np.int64))
+        if not batched:
+            res, idx = res.squeeze(0), idx.squeeze(0)
+        return (res, idx) if return_indices else res
+    flat = flat.reshape(N * C, P_out * K)
+    vals = x.reshape(N * C, int(np.prod(spatial))).gather(1, tensor(flat)).reshape(N * C, P_out, K)
     res, arg = vals.max(-1)
     res = res.reshape(N, C, *out)
-    idx = tensor(flat.reshape(N * C, -1, K)).gather(2, arg.unsqueeze(-1)).reshape(N, C, *out)
+    idx = tensor(flat.reshape(N * C, P_out, K)).gather(2, arg.unsqueeze(-1)).reshape(N, C, *out)
     if not batched:
         res, idx = res.squeeze(0), idx.squeeze(0)
     return (res, idx) if return_indices else res

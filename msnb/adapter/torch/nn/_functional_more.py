@@ -262,6 +262,132 @@ def _nan_grad_for_infinite(nll, lp, frames):
     return out
 
 
+def _ctc_nll(lp, ext, skip, il, tl, frames):
+    """The CTC loss per sample by autodiff-able ops, with PyTorch's ``exp(log_probs)`` gradient term."""
+    import numpy as np
+    from .._ops import shape as S
+    from .._ops.creation import full, tensor
+    T, N, _ = lp.shape
+    L = ext.shape[1]
+    # the recursion runs in float64 (PyTorch's float32 kernel accumulates in a different order)
+    lpe = lp.gather(2, tensor(ext).unsqueeze(0).expand(T, N, L)).to(D.float64)  # (T, N, L)
+    ninf = full((), float("-inf"), dtype=lpe.dtype)
+    start = np.zeros((N, L), bool)
+    start[:, 0] = True
+    start[:, 1] = tl > 0
+    alpha = P.where(tensor(start), lpe[0], ninf) if T else full((N, L), float("-inf"), dtype=lpe.dtype)
+    pad1 = full((N, 1), float("-inf"), dtype=lpe.dtype)
+    pad2 = full((N, 2), float("-inf"), dtype=lpe.dtype)
+    skip_t = tensor(skip)
+    for t in range(1, T):
+        a2 = S.cat([pad1, alpha[:, :-1]], 1)
+        a3 = P.where(skip_t, S.cat([pad2, alpha[:, :-2]], 1), ninf)
+        new = P.add(_lse3(alpha, a2, a3), lpe[t])
+        alpha = P.where(tensor((t < il)[:, None]), new, alpha)
+    last = tensor(np.stack([2 * tl, np.maximum(2 * tl - 1, 0)], 1))
+    ends = alpha.gather(1, last)
+    ends = P.where(tensor(np.stack([np.ones(N, bool), tl > 0], 1)), ends, ninf)
+    nll = P.neg(_lse3(ends[:, 0], ends[:, 1], full((N,), float("-inf"), dtype=lpe.dtype))).to(lp.dtype)
+    e = P.mul(P.exp(lp), frames)
+    return P.add(nll, Rd.sum(P.sub(e, e.detach()), (0, 2)))
+
+
+def _lse_f32(*vals):
+    """PyTorch's CPU CTC log-sum-exp, element-wise in the operands' dtype: the max (0 when all are
+    -inf) plus the log of the exponentials summed in order."""
+    import numpy as np
+    m = vals[0]
+    for v in vals[1:]:
+        m = np.maximum(m, v)
+    m = np.where(m == -np.inf, m.dtype.type(0), m)
+    acc = np.exp(vals[0] - m)
+    for v in vals[1:]:
+        acc = acc + np.exp(v - m)
+    with np.errstate(divide="ignore"):  # every operand -inf: log(0) = -inf, as PyTorch
+        return np.log(acc) + m
+
+
+def _ctc_grad_as_pytorch(lpv, ext, skip, il, tl, gr):
+    """PyTorch's CPU ``ctc_loss_backward`` (float32, its order of operations) on the host: the alpha
+    and beta recursions in log space, ``log(alpha * beta)`` gathered per class, then
+    ``(exp(lp) - exp(lcab + nll - lp)) * grad_out`` over each sample's frames."""
+    import numpy as np
+    T, N, C = lpv.shape
+    L = ext.shape[1]
+    dt = lpv.dtype
+    ninf = dt.type(-np.inf)
+    ar = np.arange(N)
+    lpe = np.take_along_axis(lpv, np.broadcast_to(ext[None], (T, N, L)), 2)  # (T, N, L)
+    valid = np.arange(L)[None, :] <= 2 * tl[:, None]  # (N, L)
+    la = np.full((T, N, L), ninf, dt)
+    la[0, :, 0] = lpe[0, :, 0]
+    la[0, :, 1] = np.where(tl > 0, lpe[0, :, 1], ninf)
+    pad1, pad2 = np.full((N, 1), ninf, dt), np.full((N, 2), ninf, dt)
+    for t in range(1, T):
+        prev = la[t - 1]
+        v2 = np.concatenate([pad1, prev[:, :-1]], 1)
+        v3 = np.where(skip, np.concatenate([pad2, prev[:, :-2]], 1), ninf)
+        la[t] = _lse_f32(prev, v2, v3) + lpe[t]
+    last = il - 1
+    e2, e1 = 2 * tl, np.maximum(2 * tl - 1, 0)
+    l1 = la[last, ar, e2]
+    l2 = np.where(tl > 0, la[last, ar, e1], ninf)
+    nllv = -_lse_f32(l1, l2)  # the forward's loss, as its float32 kernel computes it
+    G = np.full((T, N, C), ninf, dt)
+    lb_next = np.full((N, L), ninf, dt)
+    for t in range(T - 1, -1, -1):
+        init = last == t
+        rec = t < last
+        lb = np.full((N, L), ninf, dt)
+        if rec.any():
+            v2 = np.concatenate([lb_next[:, 1:], pad1], 1)
+            skip_up = np.concatenate([skip[:, 2:], np.zeros((N, 2), bool)], 1)
+            v3 = np.where(skip_up, np.concatenate([lb_next[:, 2:], pad2], 1), ninf)
+            lb = np.where(rec[:, None] & valid, _lse_f32(lb_next, v2, v3) + lpe[t], ninf)
+            for s in range(L - 1, -1, -1):
+                on = rec & valid[:, s]
+                if not on.any():
+                    continue
+                n = ar[on]
+                lab = la[t, n, s] + lb[n, s]
+                c = ext[n, s]
+                cur = G[t, n, c]
+                G[t, n, c] = np.where(cur == ninf, lab, _lse_f32(cur, lab))
+        if init.any():
+            n = ar[init]
+            lb[n, e2[n]] = lpe[t, n, e2[n]]
+            G[t, n, ext[n, e2[n]]] = la[t, n, e2[n]] + lb[n, e2[n]]
+            n = ar[init & (tl > 0)]
+            lb[n, e1[n]] = lpe[t, n, e1[n]]
+            G[t, n, ext[n, e1[n]]] = la[t, n, e1[n]] + lb[n, e1[n]]
+        lb_next = lb
+    grad = (np.exp(lpv) - np.exp(G + nllv[None, :, None] - lpv)) * gr[None, :, None]
+    return np.where((np.arange(T)[:, None] < il[None, :])[..., None], grad, dt.type(0))
+
+
+def _ctc_nll_host_grad(lp, ext, skip, il, tl, frames, zero_infinity):
+    """The loss by :func:`_ctc_nll` without its graph, and one recorded node whose gradient is
+    PyTorch's float32 kernel's (:func:`_ctc_grad_as_pytorch`: an infinite loss gives its -inf / NaN
+    gradient, or 0 under ``zero_infinity``)."""
+    import numpy as np
+    from .._core import K, record, wrap
+    from .._ops.creation import tensor
+    with no_grad():
+        nll = _ctc_nll(lp, ext, skip, il, tl, frames)
+    out = wrap(K.identity(nll))
+    lpv = lp.detach().numpy()
+    inf = np.isinf(nll.numpy())
+
+    def bw(g):
+        with np.errstate(invalid="ignore", over="ignore"):
+            grad = _ctc_grad_as_pytorch(lpv, ext, skip, il, tl, np.asarray(g.numpy(), lpv.dtype))
+        if zero_infinity:
+            grad[:, inf] = 0
+        return (tensor(grad),)
+    record("CtcLossBackward0", out, (lp,), bw)
+    return out
+
+
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     """msnb implementation of ``torch.nn.functional.ctc_loss``: the CTC forward (alpha) recursion in
     log space over the blank-extended targets, one step per time frame for the whole batch.
@@ -297,32 +423,14 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     ext[:, 1::2] = tg[:, :S_] if tg.shape[1] else blank
     skip = np.zeros((N, L), bool)
     skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
-    # the recursion runs in float64 (PyTorch's float32 kernel accumulates in a different order)
-    lpe = lp.gather(2, tensor(ext).unsqueeze(0).expand(T, N, L)).to(D.float64)  # (T, N, L)
-    ninf = full((), float("-inf"), dtype=lpe.dtype)
-    start = np.zeros((N, L), bool)
-    start[:, 0] = True
-    start[:, 1] = tl > 0
-    alpha = P.where(tensor(start), lpe[0], ninf) if T else full((N, L), float("-inf"), dtype=lpe.dtype)
-    pad1 = full((N, 1), float("-inf"), dtype=lpe.dtype)
-    pad2 = full((N, 2), float("-inf"), dtype=lpe.dtype)
-    skip_t = tensor(skip)
-    for t in range(1, T):
-        a2 = S.cat([pad1, alpha[:, :-1]], 1)
-        a3 = P.where(skip_t, S.cat([pad2, alpha[:, :-2]], 1), ninf)
-        new = P.add(_lse3(alpha, a2, a3), lpe[t])
-        alpha = P.where(tensor((t < il)[:, None]), new, alpha)
-    last = tensor(np.stack([2 * tl, np.maximum(2 * tl - 1, 0)], 1))
-    ends = alpha.gather(1, last)
-    ends = P.where(tensor(np.stack([np.ones(N, bool), tl > 0], 1)), ends, ninf)
-    nll = P.neg(_lse3(ends[:, 0], ends[:, 1], full((N,), float("-inf"), dtype=lpe.dtype))).to(lp.dtype)
-    # PyTorch's extra gradient term exp(log_probs) over each sample's frames (value exactly 0)
     frames = tensor((np.arange(T)[:, None] < il[None, :]).astype(lp.dtype.numpy)).unsqueeze(2)
-    e = P.mul(P.exp(lp), frames)
-    nll = P.add(nll, Rd.sum(P.sub(e, e.detach()), (0, 2)))
+    from .._core import needs_grad
+    host = lp.dtype is D.float32 and needs_grad(lp) and T > 0 and bool((il >= 1).all())
+    nll = _ctc_nll_host_grad(lp, ext, skip, il, tl, frames, zero_infinity) if host else \
+        _ctc_nll(lp, ext, skip, il, tl, frames)
     if zero_infinity:
         nll = P.where(P.eq(nll, float("inf")), full((), 0.0, dtype=lp.dtype), nll)
-    else:
+    elif not host:
         nll = _nan_grad_for_infinite(nll, lp, frames)
     if unbatched:
         nll = nll.squeeze(0)

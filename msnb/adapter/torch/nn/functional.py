@@ -1332,6 +1332,31 @@ def _in_projection_packed(q, k, v, w, b):
     return linear(q, wq, bq), linear(k, wk, bk), linear(v, wv, bv)
 
 
+def _check_mha_mask(mask, size2, heads):
+    """PyTorch's shape checks of ``attn_mask``: ``(L, S)`` or ``(N * num_heads, L, S)``."""
+    if mask is None:
+        return
+    if mask.ndim == 2:
+        if tuple(mask.shape) != size2:
+            raise RuntimeError(f"The shape of the 2D attn_mask is torch.Size({list(mask.shape)}), but should be "
+                               f"{size2}.")
+    elif mask.ndim == 3:
+        if tuple(mask.shape) != (heads,) + size2:
+            raise RuntimeError(f"The shape of the 3D attn_mask is torch.Size({list(mask.shape)}), but should be "
+                               f"{(heads,) + size2}.")
+    else:
+        raise RuntimeError(f"attn_mask's dimension {mask.ndim} is not supported")
+
+
+def _static_kv(t, name, heads, head_dim):
+    """A ``static_k`` / ``static_v`` as PyTorch checks it."""
+    if t.shape[0] != heads:
+        raise AssertionError(f"expecting {name}.size(0) of {heads}, but got {t.shape[0]}")
+    if t.shape[2] != head_dim:
+        raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got {t.shape[2]}")
+    return t
+
+
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
                                  bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
                                  training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
@@ -1339,10 +1364,10 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
                                  is_causal=False):
     """msnb implementation of ``torch.nn.functional.multi_head_attention_forward``
-    (sequence-first ``(L, N, E)`` or unbatched ``(L, E)`` inputs)."""
-    if static_k is not None or static_v is not None:
-        raise NotImplementedError("torch.nn.functional.multi_head_attention_forward(static_k/static_v) is not "
-                                  "supported by msnb yet")
+    (sequence-first ``(L, N, E)`` or unbatched ``(L, E)`` inputs).  As PyTorch: ``static_k`` /
+    ``static_v`` ``(N * num_heads, S, head_dim)`` replace the projected keys / values, and
+    ``is_causal`` without a key padding mask and without weights means the causal mask itself,
+    whatever ``attn_mask`` holds."""
     unbatched = query.ndim == 2
     if unbatched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -1362,8 +1387,13 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         q, k, v = linear(query, q_proj_weight, bq), linear(key, k_proj_weight, bk), linear(value, v_proj_weight, bv)
     else:
         q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    if is_causal and key_padding_mask is None and not need_weights:
+        # PyTorch hands the hint to scaled_dot_product_attention and drops the mask
+        from .._ops.creation import tensor
+        attn_mask = tensor(np.triu(np.ones((tgt_len, key.shape[0]), bool), 1))
     attn_mask = _float_mask(attn_mask, q.dtype)
     key_padding_mask = _float_mask(key_padding_mask, q.dtype)
+    _check_mha_mask(attn_mask, (tgt_len, key.shape[0]), bsz * num_heads)
     if attn_mask is not None and attn_mask.ndim == 2:
         attn_mask = attn_mask.unsqueeze(0)
     if bias_k is not None and bias_v is not None:
@@ -1374,8 +1404,10 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if key_padding_mask is not None:
             key_padding_mask = pad(key_padding_mask, (0, 1))
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-    v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    k = _static_kv(static_k, "static_k", bsz * num_heads, head_dim) if static_k is not None else \
+        k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    v = _static_kv(static_v, "static_v", bsz * num_heads, head_dim) if static_v is not None else \
+        v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
     if add_zero_attn:
         k = S.cat([k, zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype)], 1)
         v = S.cat([v, zeros(bsz * num_heads, 1, head_dim, dtype=v.dtype)], 1)

@@ -197,7 +197,13 @@ class _FractionalMaxPoolNd(Module):
                              "ratio")
         if output_size is not None and output_ratio is not None:
             raise ValueError("only one of output_size and output_ratio may be specified")
-        self.kernel_size, self.output_size, self.output_ratio = kernel_size, output_size, output_ratio
+        n = 2 if isinstance(self, FractionalMaxPool2d) else 3
+        as_n = (lambda v: None if v is None else tuple(v) if isinstance(v, (tuple, list)) else (v,) * n)
+        # PyTorch's module stores pairs / triples, so a scalar ratio is fine here
+        self.kernel_size, self.output_size, self.output_ratio = as_n(kernel_size), as_n(output_size), \
+            as_n(output_ratio)
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio[:n]):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
         self.return_indices = return_indices
         self.register_buffer("_random_samples", _random_samples)
 
