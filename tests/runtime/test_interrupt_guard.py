@@ -47,7 +47,15 @@ class _InterruptedLookup:
 
 @pytest.fixture
 def fake_mindspore(tmp_path, monkeypatch):
-    """An "op" whose file counts as MindSpore's package for the guard."""
+    """An "op" whose file counts as MindSpore's package for the guard, and the
+    SIGINT disposition of a Jupyter kernel (Python's default handler; pytest-xdist
+    workers ignore SIGINT)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield _load_fake_op(tmp_path, monkeypatch)
+    signal.signal(signal.SIGINT, previous)
+
+
+def _load_fake_op(tmp_path, monkeypatch):
     import importlib.util
     path = tmp_path / "fake_ms_op.py"
     path.write_text(FAKE_MINDSPORE_OP)

@@ -48,7 +48,7 @@ def _mha(t, q, k, v, w, b, ow, ob, *extra, batched=True, opts=(), seed=None, **k
 BASE = (R(L, N, E), R(S, N, E), R(S, N, E), R(3 * E, E), R(3 * E), R(E, E), R(E))
 KPM = (rng.random((N, S)) > 0.6)
 KPM[:, 0] = False  # a fully masked row would be nan in both: keep rows finite
-CASES = [
+MHA_ARGUMENT_CASES = [
     ("plain_eval", {"training": False}, ()),
     ("no_weights", {"training": False, "need_weights": False}, ()),
     ("per_head_weights", {"training": False, "average_attn_weights": False}, ()),
@@ -77,7 +77,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("batched", [True, False], ids=["batched", "unbatched"])
-@pytest.mark.parametrize("cid,kw,extra", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("cid,kw,extra", MHA_ARGUMENT_CASES, ids=[c[0] for c in MHA_ARGUMENT_CASES])
 def test_mha_forward_matches_torch(cid, kw, extra, batched):
     kw = dict(kw)
     if not batched and any(n in ("static_k", "static_v") for n, _ in extra):
