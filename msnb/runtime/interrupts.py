@@ -76,10 +76,19 @@ def _callback_roots() -> tuple[str, ...]:
     return (os.path.dirname(path) + os.sep,) if path else ()
 
 
+#: methods CPython itself calls from C and whose exceptions it clears (``PyObject_HasAttr``
+#: on a missing attribute, finalizers): an interrupt raised under one of them is lost
+_SWALLOWING = frozenset({"__getattr__", "__del__"})
+
+
 def _under_callback_root(frame: Any, roots: tuple[str, ...]) -> bool:
-    """True when ``frame`` or one of its callers is code in ``roots``."""
+    """True when ``frame`` or one of its callers is code in ``roots``, or a method
+    that C code calls and whose exception it clears (``__getattr__``, ``__del__``):
+    MindSpore's C++ looks attributes up on an op's arguments also when msnb calls
+    its kernels directly, with no MindSpore Python frame on the stack."""
     while frame is not None:
-        if frame.f_code.co_filename.startswith(roots):
+        code = frame.f_code
+        if code.co_name in _SWALLOWING or (roots and code.co_filename.startswith(roots)):
             return True
         frame = frame.f_back
     return False
@@ -105,7 +114,7 @@ class _DeferredInterrupt:
         self._previous = sys.gettrace()
         f = frame
         while f is not None:
-            if not f.f_code.co_filename.startswith(roots):
+            if not (roots and f.f_code.co_filename.startswith(roots)) and f.f_code.co_name not in _SWALLOWING:
                 self._frames.append((f, f.f_trace))
                 f.f_trace = self._trace
             f = f.f_back
@@ -182,7 +191,7 @@ class InterruptGuard:
         """Raise KeyboardInterrupt here, or as soon as the main thread is out of MindSpore."""
         __tracebackhide__ = True
         roots = _callback_roots()
-        if roots and _under_callback_root(frame, roots):
+        if _under_callback_root(frame, roots):
             self._deferred.arm(frame, roots)
             return
         raise KeyboardInterrupt

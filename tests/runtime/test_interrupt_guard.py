@@ -92,3 +92,21 @@ def test_interrupt_outside_mindspore_is_raised_at_once(fake_mindspore):
             for _ in range(10_000):
                 pass
             pytest.fail("the interrupt did not arrive in the loop it interrupted")
+
+
+def test_interrupt_in_an_attribute_lookup_from_c_without_mindspore_frames(monkeypatch):
+    """msnb calls some MindSpore kernels directly (no MindSpore Python frame on the
+    stack); MindSpore's C++ still looks attributes up on the arguments, so a
+    ``__getattr__`` called from C is never where the interrupt is raised."""
+    import ctypes
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    monkeypatch.setattr(interrupts, "_callback_roots", lambda: ())
+    reached = []
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with interrupts.InterruptGuard():
+                assert ctypes.pythonapi.PyObject_HasAttrString(ctypes.py_object(_InterruptedLookup()), b"_probe") == 0
+                reached.append("line after the lookup")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert reached == []
