@@ -15,6 +15,9 @@ import { ISignal, Signal } from '@lumino/signaling';
 import { IKernelState } from './protocol';
 
 export const COMM_TARGET = 'msnb';
+/** How long to wait for the kernel's answer to our comm_open before asking again, and how often. */
+export const PROBE_RETRY_MS = 3000;
+export const PROBE_ATTEMPTS = 10;
 
 export class KernelLink {
   constructor(private readonly session: ISessionContext) {
@@ -55,6 +58,7 @@ export class KernelLink {
 
   dispose(): void {
     Signal.clearData(this);
+    this._clearProbe();
     this._closeComm();
   }
 
@@ -69,14 +73,48 @@ export class KernelLink {
       this._registeredOn = kernel;
       kernel.registerCommTarget(COMM_TARGET, (comm, msg) => this._adopt(comm, msg.content.data as any));
     }
-    // msnb may already be loaded (the page was reloaded): ask once.
-    void kernel.info.then(() => {
-      if (!this._comm && this.session.session?.kernel === kernel) {
-        const comm = kernel.createComm(COMM_TARGET);
-        this._adopt(comm, null);
-        void comm.open({}).done.catch(() => undefined);
+    // msnb may already be loaded (the page was reloaded): ask.
+    void kernel.info.then(() => this._probe(kernel, 0));
+  }
+
+  /**
+   * Open a comm of our own to a kernel that may have msnb loaded, and ask
+   * again while neither answer arrives: the state (msnb is loaded) or a
+   * comm_close (no "msnb" target: msnb is not loaded). A comm_open, or the
+   * kernel's answer, sent while the page's websocket is still connecting can
+   * be lost (seen under load after a page reload: the status bar then read
+   * "not loaded" for good). A busy kernel answers when its cell ends, so a
+   * wait while it is busy does not count as an attempt.
+   */
+  private _probe(kernel: Kernel.IKernelConnection, attempt: number): void {
+    if (this._comm || kernel.isDisposed || this.session.session?.kernel !== kernel) {
+      return;
+    }
+    const comm = kernel.createComm(COMM_TARGET);
+    this._adopt(comm, null);
+    void comm.open({}).done.catch(() => undefined);
+    const check = (): void => {
+      this._probeTimer = null;
+      if (this._comm !== comm || this._state !== null || kernel.isDisposed) {
+        return; // answered (state or refusal), or superseded
       }
-    });
+      if (kernel.status === 'busy') {
+        this._probeTimer = setTimeout(check, PROBE_RETRY_MS);
+      } else if (attempt + 1 < PROBE_ATTEMPTS) {
+        console.debug(`msnb: no answer from the kernel to comm_open ${attempt + 1}, asking again`);
+        this._closeComm();
+        this._probe(kernel, attempt + 1);
+      }
+    };
+    this._clearProbe();
+    this._probeTimer = setTimeout(check, PROBE_RETRY_MS);
+  }
+
+  private _clearProbe(): void {
+    if (this._probeTimer !== null) {
+      clearTimeout(this._probeTimer);
+      this._probeTimer = null;
+    }
   }
 
   private _adopt(comm: Kernel.IComm, data: any): void {
@@ -135,6 +173,7 @@ export class KernelLink {
 
   private _comm: Kernel.IComm | null = null;
   private _registeredOn: Kernel.IKernelConnection | null = null;
+  private _probeTimer: ReturnType<typeof setTimeout> | null = null;
   private _state: IKernelState | null = null;
   private _stateChanged = new Signal<this, IKernelState | null>(this);
   private _errors = new Signal<this, string>(this);

@@ -106,6 +106,8 @@ def test_diagnostics_fix_undo_run_and_toolbar(tmp_path, start_jupyter):
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         page.set_default_timeout(TIMEOUT_MS)
+        console: list[str] = []  # printed on failure: the extension's own view of what happened
+        page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
         expect.set_options(timeout=TIMEOUT_MS)
         try:
             page.goto(f"{lab.url}/lab/tree/demo.ipynb?token={lab.token}&reset")
@@ -214,6 +216,7 @@ def test_diagnostics_fix_undo_run_and_toolbar(tmp_path, start_jupyter):
         except Exception:
             page.screenshot(path=str(shots / "failure.png"))
             print(lab.log.read_text()[-4000:])
+            print("browser console:", *console[-60:], sep="\n  ")
             raise
         finally:
             browser.close()
