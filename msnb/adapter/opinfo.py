@@ -307,7 +307,9 @@ def _np(t):
 def _compare(r, m, where, values=True, rtol=RTOL, atol=ATOL):
     import torch
     mt = _mt()
-    if isinstance(r, torch.Tensor):
+    if isinstance(r, torch.Tensor) and r.layout != torch.strided:
+        _compare_sparse(r, m, where, values, rtol, atol)
+    elif isinstance(r, torch.Tensor):
         if not isinstance(m, mt.Tensor):
             raise Mismatch(f"{where}: msnb returned {type(m).__name__}, torch a Tensor")
         if tuple(r.shape) != tuple(m.shape):
@@ -343,6 +345,15 @@ def _compare(r, m, where, values=True, rtol=RTOL, atol=ATOL):
     elif r is None:
         if m is not None:
             raise Mismatch(f"{where}: msnb returned {type(m).__name__}, torch None")
+
+
+def _compare_sparse(r, m, where, values, rtol, atol):
+    """A sparse result (``to_sparse``): the same layout, shape and dtype, and, densified, the same
+    values (its stored indices need not be ordered as PyTorch's)."""
+    if str(getattr(m, "layout", None)) != str(r.layout):
+        raise Mismatch(f"{where}: msnb returned a {type(m).__name__} of layout {getattr(m, 'layout', None)}, "
+                       f"torch a {r.layout} tensor")
+    _compare(r.to_dense(), m.to_dense(), f"{where} (densified)", values=values, rtol=rtol, atol=atol)
 
 
 def _weights(outs, seed=0):
