@@ -228,8 +228,10 @@ def to_msnb(x, leaves):
         for r, t in leaves:  # one tensor passed twice (``loss(x, x)``) stays one msnb leaf
             if r is x:
                 return t
-        arr = x.detach().cpu().resolve_conj().resolve_neg().numpy().copy()
-        t = mt.tensor(arr, dtype=getattr(mt, str(x.dtype).replace("torch.", "")))
+        t = _partial_view(x)
+        if t is None:
+            arr = x.detach().cpu().resolve_conj().resolve_neg().numpy().copy()
+            t = mt.tensor(arr, dtype=getattr(mt, str(x.dtype).replace("torch.", "")))
         if x.requires_grad:
             t.requires_grad_(True)
             leaves.append((x, t))
@@ -255,6 +257,22 @@ def to_msnb(x, leaves):
         fn = getattr(mt.nn.functional, getattr(x, "__name__", ""), None)
         return fn if fn is not None else x
     return x
+
+
+def _partial_view(x):
+    """A sample input that is a contiguous view into part of a bigger base (``as_strided``'s
+    partial_views samples address the storage around it), rebuilt in msnb as the same view of
+    the same base (a slice of the flattened base); None for any other tensor."""
+    import torch
+    base = x._base
+    if base is None or not x.is_contiguous() or not base.is_contiguous() or base.dtype != x.dtype or \
+            x.is_conj() or x.is_neg() or base.layout != torch.strided or \
+            (x.storage_offset() == 0 and x.numel() == base.numel()):
+        return None
+    mt = _mt()
+    mbase = mt.tensor(base.detach().numpy().copy(), dtype=getattr(mt, str(x.dtype).replace("torch.", "")))
+    off = x.storage_offset()
+    return mbase.reshape(-1)[off:off + x.numel()].view(tuple(x.shape))
 
 
 def _layer_args(m):

@@ -78,3 +78,16 @@ def test_sparse_results_are_compared_densified():
         opinfo._compare(r, mt.tensor([[0.0, 1.5], [2.5, 0.0]]).to_sparse(), "output 0")
     with pytest.raises(opinfo.Mismatch, match="layout"):
         opinfo._compare(r, mt.tensor([[0.0, 1.5], [2.0, 0.0]]), "output 0")
+
+
+def test_partial_view_inputs_keep_their_storage():
+    """A sample input that views part of a bigger base becomes the same view of the same base in
+    msnb (``as_strided`` of it addresses the base's storage); whole tensors stay plain copies."""
+    base = torch.arange(20.0)
+    leaves = []
+    m = opinfo.to_msnb(base[5:15].requires_grad_(), leaves)
+    assert m._vbase is not None and m.tolist() == list(range(5, 15)) and m.requires_grad
+    assert torch.as_strided(base[5:15], (2, 2), (1, 2), 0).tolist() == \
+        opinfo._mt().as_strided(m, (2, 2), (1, 2), 0).tolist()
+    assert opinfo.to_msnb(base, [])._vbase is None
+    assert opinfo.to_msnb(base.view(4, 5), [])._vbase is None
