@@ -18,3 +18,76 @@ def test_conjugate_bit_results_are_read():
     y = torch.fft.ihfft(torch.tensor([1.0, 2.0, 3.0, 4.0]))
     assert y.is_conj()
     np.testing.assert_allclose(opinfo._np(y), np.conj(np.fft.rfft([1.0, 2.0, 3.0, 4.0])) / 4, rtol=1e-6)
+
+
+def _fake_case(name, real_fn):
+    """A case for ``_replay_op_sample`` with only what it reads of an OpInfo."""
+    import types
+    info = types.SimpleNamespace(name=name, op=real_fn, method_variant=None, decorators=())
+    return opinfo.Case(f"{name}:function:float32", f"torch.{name}", "function", "float32", info)
+
+
+def _lu_sample():
+    from torch.testing._internal.opinfo.core import SampleInput
+    a = torch.tensor([[1.0, 2.0, 0.5], [4.0, 1.0, 3.0], [2.0, 7.0, 1.0]], requires_grad=True)
+    return SampleInput(a, output_process_fn_grad=lambda out: out[0])
+
+
+def test_raw_outputs_are_compared_in_values_beside_the_processed_ones():
+    """A sample whose ``output_process_fn_grad`` keeps only part of the outputs (lu_factor's LU,
+    not its pivots) still has every raw output compared in values, as PyTorch's own tests do:
+    wrong pivots are a mismatch, right ones pass."""
+    import pytest
+    import msnb.adapter.torch as mt
+    case = _fake_case("linalg.lu_factor", torch.linalg.lu_factor)
+    opinfo._replay_op_sample(case, _lu_sample(), mt.linalg.lu_factor)
+
+    def wrong_pivots(a):
+        lu, piv = mt.linalg.lu_factor(a)
+        return lu, mt.ones_like(piv)
+
+    with pytest.raises(opinfo.Mismatch, match="output 1: values differ"):
+        opinfo._replay_op_sample(case, _lu_sample(), wrong_pivots)
+
+
+def test_outputs_known_only_up_to_sign_are_compared_processed():
+    """For ops with non-unique outputs (singular vectors up to sign) the raw outputs are compared
+    in shape and dtype only, their processed form (here U S V^H) in values."""
+    from torch.testing._internal.opinfo.core import SampleInput
+    import msnb.adapter.torch as mt
+    assert "linalg.svd" in opinfo.NONUNIQUE_OPS and "linalg.eigvalsh" not in opinfo.NONUNIQUE_OPS
+    a = torch.tensor([[3.0, 1.0], [1.0, 2.0], [0.5, -1.0]], requires_grad=True)
+    sample = SampleInput(a, kwargs={"full_matrices": False},
+                         output_process_fn_grad=lambda usv: usv[0] * usv[1].unsqueeze(-2) @ usv[2])
+
+    def flipped(x, full_matrices):
+        u, s, vh = mt.linalg.svd(x, full_matrices=full_matrices)
+        return -u, s, -vh
+
+    opinfo._replay_op_sample(_fake_case("linalg.svd", torch.linalg.svd), sample, flipped)
+
+
+def test_sparse_results_are_compared_densified():
+    """``to_sparse``: msnb's sparse COO result is compared with PyTorch's in layout, then densified,
+    in values (a wrong stored value is a mismatch)."""
+    import pytest
+    import msnb.adapter.torch as mt
+    r = torch.tensor([[0.0, 1.5], [2.0, 0.0]]).to_sparse()
+    opinfo._compare(r, mt.tensor([[0.0, 1.5], [2.0, 0.0]]).to_sparse(), "output 0")
+    with pytest.raises(opinfo.Mismatch, match="densified"):
+        opinfo._compare(r, mt.tensor([[0.0, 1.5], [2.5, 0.0]]).to_sparse(), "output 0")
+    with pytest.raises(opinfo.Mismatch, match="layout"):
+        opinfo._compare(r, mt.tensor([[0.0, 1.5], [2.0, 0.0]]), "output 0")
+
+
+def test_partial_view_inputs_keep_their_storage():
+    """A sample input that views part of a bigger base becomes the same view of the same base in
+    msnb (``as_strided`` of it addresses the base's storage); whole tensors stay plain copies."""
+    base = torch.arange(20.0)
+    leaves = []
+    m = opinfo.to_msnb(base[5:15].requires_grad_(), leaves)
+    assert m._vbase is not None and m.tolist() == list(range(5, 15)) and m.requires_grad
+    assert torch.as_strided(base[5:15], (2, 2), (1, 2), 0).tolist() == \
+        opinfo._mt().as_strided(m, (2, 2), (1, 2), 0).tolist()
+    assert opinfo.to_msnb(base, [])._vbase is None
+    assert opinfo.to_msnb(base.view(4, 5), [])._vbase is None

@@ -13,6 +13,7 @@ import numpy as np
 from .. import return_types
 from .. import _dtype as D
 from . import matrix as M
+from .lu import _batch_count
 
 __all__ = ["cholesky_solve", "cholesky_inverse", "triangular_solve", "geqrf", "lu_unpack", "lu_solve", "orgqr",
            "ormqr"]
@@ -68,7 +69,7 @@ def geqrf(input, *, out=None):
         raise RuntimeError(f'"geqrf_cpu" not implemented for \'{D._name_of(input.dtype).capitalize()}\'')
     a = input.detach().numpy()
     m, n = a.shape[-2:]
-    flat = a.reshape((-1, m, n))
+    flat = a.reshape((_batch_count(a.shape[:-2]), m, n))
     qr = np.empty_like(flat)
     taus = np.zeros((flat.shape[0], min(m, n)), a.dtype)
     fn = lapack.sgeqrf if a.dtype == np.float32 else lapack.dgeqrf
@@ -81,10 +82,12 @@ def geqrf(input, *, out=None):
 
 
 def _permutations(piv, m, dtype):
-    """The permutation matrices ``P`` (``A = P L U``) of LAPACK's 1-based row swaps ``piv``, batched."""
+    """The permutation matrices ``P`` (``A = P L U``) of LAPACK's 1-based row swaps ``piv``, batched.
+    The batch count is spelled out (``_batch_count``): numpy cannot infer a ``-1`` for an empty
+    ``(..., 0)`` pivots array (a 0 x 0 matrix's)."""
     from .creation import tensor
     p = piv.numpy().astype(np.int64)
-    flat = p.reshape(-1, p.shape[-1]) if p.ndim else p.reshape(1, 1)
+    flat = p.reshape(_batch_count(p.shape[:-1]), p.shape[-1]) if p.ndim else p.reshape(1, 1)
     mats = np.zeros((flat.shape[0], m, m), dtype.numpy)
     for b, row in enumerate(flat):
         perm = np.arange(m)

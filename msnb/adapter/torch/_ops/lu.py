@@ -34,12 +34,18 @@ def _check(name, A):
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{D._name_of(A.dtype)}'")
 
 
+def _batch_count(batch):
+    """How many matrices a batch shape holds, spelled out: numpy cannot infer a ``-1`` dimension
+    for an empty array (a 0 x 0 matrix, or ``(..., 0)`` pivots)."""
+    return int(np.prod(batch, dtype=np.int64))
+
+
 def _getrf(a):
     """LAPACK's 1-based pivots (int32, ``(..., k)``) and ``info`` (int32, ``(...)``) of each matrix."""
     import scipy.linalg.lapack as lapack
     m, n = a.shape[-2:]
     k = min(m, n)
-    flat = a.reshape((-1, m, n))
+    flat = a.reshape((_batch_count(a.shape[:-2]), m, n))
     piv = np.tile(np.arange(1, k + 1, dtype=np.int32), (flat.shape[0], 1))
     info = np.zeros(flat.shape[0], np.int32)
     fn = lapack.sgetrf if a.dtype == np.float32 else lapack.dgetrf
@@ -52,7 +58,7 @@ def _getrf(a):
 
 def _row_order(piv, m):
     """The row order ``perm`` with ``P^T A = A[perm]`` for LAPACK's successive swaps ``piv``."""
-    flat = piv.reshape(-1, piv.shape[-1])
+    flat = piv.reshape(_batch_count(piv.shape[:-1]), piv.shape[-1])
     out = np.tile(np.arange(m), (flat.shape[0], 1))
     for b, row in enumerate(flat):
         perm = out[b]

@@ -64,8 +64,29 @@ def _strided_positions(x, size, stride, storage_offset):
 
 
 def as_strided(input, size, stride, storage_offset=None):
-    """msnb implementation of ``torch.as_strided`` over the input's contiguous elements (a copy, not a view)."""
-    return take_positions(input, _strided_positions(input, size, stride, storage_offset))
+    """msnb implementation of ``torch.as_strided`` (a copy, not a view).  Sizes, strides and offset
+    address the storage: the input's own elements, or, for a view, its root's (PyTorch's storage
+    of a view is its base's, and the default offset is the view's own)."""
+    root = input._vbase
+    if root is None or root.dtype != input.dtype:
+        return take_positions(input, _strided_positions(input, size, stride, storage_offset))
+    return _as_strided_of_view(input, root, size, stride, storage_offset)
+
+
+def _as_strided_of_view(view, root, size, stride, storage_offset):
+    """``as_strided`` over the root of ``view``: elements inside the view come from ``view``
+    (gradients reach it, as PyTorch's), the others from the root, detached (PyTorch gives the
+    view no gradient for storage outside it)."""
+    from .creation import arange, tensor
+    from .shape import cat
+    inside = np.asarray(view._vfn(arange(root.numel()).reshape(tuple(root.shape))).numpy(), np.int64).reshape(-1)
+    off = storage_offset if storage_offset is not None else (int(inside[0]) if inside.size else 0)
+    pos = _strided_positions(root, size, stride, off)
+    where = np.full(root.numel(), -1, np.int64)
+    where[inside] = np.arange(inside.size, dtype=np.int64)
+    own = where[pos]
+    src = cat([view.reshape(-1), root.detach().reshape(-1)])
+    return take_positions(src, np.where(own >= 0, own, view.numel() + pos))
 
 
 as_strided_copy = as_strided

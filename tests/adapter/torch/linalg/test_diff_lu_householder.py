@@ -1,5 +1,5 @@
 """Differential tests of the LU family (``linalg.lu_factor`` / ``lu_factor_ex`` / ``lu`` /
-``lu_solve``, ``torch.lu``) and the Householder products (``linalg.householder_product`` /
+``lu_solve``, ``torch.lu``, ``lu_unpack``, also with empty pivots) and the Householder products (``linalg.householder_product`` /
 ``orgqr`` / ``ormqr``) against real PyTorch: LAPACK's pivots, the factors, and first-order
 gradients for square, tall, wide and batched matrices; singular matrices (zero pivots, ``info``,
 PyTorch's error)."""
@@ -43,6 +43,14 @@ for _left in (True, False):
         add(f"lu_solve[left={_left},adjoint={_adj}]", registered("torch.linalg.lu_solve"),
             lambda t, a, b, lf=_left, ad=_adj: t.linalg.lu_solve(*t.linalg.lu_factor(a), b if lf else b.mT,
                                                                  left=lf, adjoint=ad), SQ, RHS)
+# empty pivots: a 0 x 0 matrix's and an empty batch's (PyTorch's own lu_solve samples)
+for _k, (_a, _b) in {"0x0": ((0, 0), (0, 4)), "batch0": ((0, 3, 3), (0, 3, 2)),
+                     "batch2x0": ((2, 0, 0), (2, 0, 1))}.items():
+    add(f"lu_solve[empty {_k}]", registered("torch.lu_solve", "torch.Tensor.lu_solve"),
+        lambda t, a, b: (t.lu_solve(b, *t.linalg.lu_factor(a)), b.lu_solve(*t.linalg.lu_factor(a))),
+        rng.standard_normal(_a), rng.standard_normal(_b), dtypes=(np.float32, np.float64))
+    add(f"lu_unpack[empty {_k}]", registered("torch.lu_unpack"), lambda t, a: t.lu_unpack(*t.linalg.lu_factor(a)),
+        rng.standard_normal(_a))
 _QR = rng.standard_normal((2, 5, 3))
 _TAU = rng.uniform(0.2, 1.5, (2, 3))
 add("householder_product", registered("torch.linalg.householder_product", "torch.orgqr", "torch.Tensor.orgqr"),
@@ -52,6 +60,9 @@ for _left in (True, False):
         add(f"ormqr[left={_left},transpose={_tr}]", registered("torch.ormqr", "torch.Tensor.ormqr"),
             lambda t, a, tau, c, lf=_left, tr=_tr: a.ormqr(tau, c if lf else c.mT, left=lf, transpose=tr),
             _QR, _TAU, rng.standard_normal((2, 5, 4)))
+for _k, _shape in {"0x0": (0, 0), "2x0x3": (2, 0, 3), "batch0": (0, 3, 2)}.items():
+    add(f"geqrf[empty {_k}]", registered("torch.geqrf"), lambda t, a: t.geqrf(a), rng.standard_normal(_shape),
+        grad=False)
 add("ormqr[geqrf]", registered("torch.ormqr"),
     lambda t, a, c: t.ormqr(*t.geqrf(a), c), _QR, rng.standard_normal((2, 5, 2)), grad=False)
 
