@@ -98,7 +98,8 @@ def set_launch(ms: Any, target: str) -> str:
 
 
 #: MindSpore's switch that runs the tasks of its pipeline queues on the thread that queues them
-#: (read once, at the first task queued; a value the user set is kept).  With synchronous launch
+#: (read once, at the first task queued; a value the user set is kept; the one msnb set leaves the
+#: environment after the first graph run, ``msnb.adapter._ms.trace_run``).  With synchronous launch
 #: ``launch_blocking`` runs PyNative kernels on the calling thread, but a compiled graph's run
 #: is still handed to MindSpore's ``frontend_queue`` thread, and the next kernel launched from
 #: Python waits for it by spinning (``AsyncRQueue::Wait`` is a busy loop).  On a 2-core host

@@ -152,7 +152,8 @@ if "msnb" in torch.__file__:
     from msnb.adapter import graph
     from msnb.adapter.graph import step as whole
     res.update(graphs=graph.stats()["graphs"], replayed=whole.stats()["replayed"],
-               threads=sorted({open(f"/proc/self/task/{t}/comm").read().strip() for t in os.listdir("/proc/self/task")}))
+               threads=sorted({open(f"/proc/self/task/{t}/comm").read().strip() for t in os.listdir("/proc/self/task")}),
+               env=[k for k in ("MS_DEV_HOST_BLOCKING_RUN", "MSNB_HOST_BLOCKING_RUN") if k in os.environ])
 print(json.dumps(res))
 """
 
@@ -160,8 +161,8 @@ print(json.dumps(res))
 def test_a_replayed_training_step_runs_on_the_python_thread(tmp_path):
     """The suite's LSTM language model step, small: under ``msnb exec --mode graph`` with
     synchronous launch the step is compiled once and replayed, MindSpore never starts its
-    frontend_queue thread (the compiled graph runs on the Python thread), and the losses are
-    real PyTorch's."""
+    frontend_queue thread (the compiled graph runs on the Python thread), programs the process
+    would start no longer inherit the switch, and the losses are real PyTorch's."""
     script = tmp_path / "train.py"
     script.write_text(_TRAIN)
     env = {k: v for k, v in os.environ.items() if k not in (HOST_BLOCKING_RUN, "MSNB_HOST_BLOCKING_RUN")}
@@ -176,4 +177,5 @@ def test_a_replayed_training_step_runs_on_the_python_thread(tmp_path):
     want = json.loads(ref.stdout.strip().splitlines()[-1])
     assert got["graphs"] == 1 and got["replayed"] >= 4, got  # compiled once, no recompilation per step
     assert "frontend_queue" not in got["threads"], got["threads"]
+    assert got["env"] == []  # read by MindSpore at the first graph run, then out of the environment
     np.testing.assert_allclose(got["losses"], want["losses"], rtol=1e-5, atol=1e-6)
