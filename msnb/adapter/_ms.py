@@ -527,4 +527,20 @@ def sync() -> None:
 def trace_run(phase: str, inputs) -> tuple:
     """Run compiled graph ``phase`` on ``inputs``; always returns a tuple of MindSpore tensors."""
     out = _convert_python_data(_RECORDER.run_graph(phase, _jit_config(), tuple(inputs)))
+    if _HOST_BLOCKING_ENV[0]:
+        _host_blocking_env_read()
     return out if isinstance(out, tuple) else (out,)
+
+
+#: ``[True]`` until the first graph run: whether ``MS_DEV_HOST_BLOCKING_RUN`` may still be msnb's
+_HOST_BLOCKING_ENV = [True]
+
+
+def _host_blocking_env_read() -> None:
+    """After the first graph run MindSpore has read ``MS_DEV_HOST_BLOCKING_RUN`` (once, at the first
+    task it queued: msnb.runtime.context sets it with synchronous launch).  When msnb set it, it
+    leaves the environment now, so that programs this process starts (``!python x.py`` in a
+    notebook) run MindSpore's queues as they would have."""
+    _HOST_BLOCKING_ENV[0] = False
+    if os.environ.pop("MSNB_HOST_BLOCKING_RUN", None) is not None:
+        os.environ.pop("MS_DEV_HOST_BLOCKING_RUN", None)

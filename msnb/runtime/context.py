@@ -88,7 +88,27 @@ def set_launch(ms: Any, target: str) -> str:
     launch = launch_mode(target, _usable_cores(), os.environ.get("MSNB_LAUNCH", "auto"))
     if launch == "blocking":
         ms.runtime.launch_blocking()
+        # what launch_blocking leaves on a queue thread: a compiled graph's run (graph mode)
+        if HOST_BLOCKING_RUN not in os.environ:
+            os.environ[HOST_BLOCKING_RUN] = "1"
+            os.environ[_HOST_BLOCKING_BY_MSNB] = "1"
+    elif os.environ.pop(_HOST_BLOCKING_BY_MSNB, None) is not None:
+        os.environ.pop(HOST_BLOCKING_RUN, None)  # inherited from a blocking parent process: not asked for here
     return launch
+
+
+#: MindSpore's switch that runs the tasks of its pipeline queues on the thread that queues them
+#: (read once, at the first task queued; a value the user set is kept; the one msnb set leaves the
+#: environment after the first graph run, ``msnb.adapter._ms.trace_run``).  With synchronous launch
+#: ``launch_blocking`` runs PyNative kernels on the calling thread, but a compiled graph's run
+#: is still handed to MindSpore's ``frontend_queue`` thread, and the next kernel launched from
+#: Python waits for it by spinning (``AsyncRQueue::Wait`` is a busy loop).  On a 2-core host
+#: that spinning thread takes a core from the graph it waits for: the suite's LSTM step replayed
+#: as one graph used 300-400 CPU ms per step, nearly all of it the Python thread spinning,
+#: against ~40 ms with the run on the calling thread (benchmarks/graph_step_cpu.py).
+HOST_BLOCKING_RUN = "MS_DEV_HOST_BLOCKING_RUN"
+#: set with it when msnb (not the user) set it, so that a child process launching asynchronously drops it
+_HOST_BLOCKING_BY_MSNB = "MSNB_HOST_BLOCKING_RUN"
 
 
 class DeviceState:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import pytest
@@ -15,3 +16,16 @@ def cpu_kernels_after_each_test():
     dispatch = sys.modules.get("msnb.adapter._dispatch")
     if dispatch is not None:
         dispatch.select("CPU")
+
+
+@pytest.fixture(autouse=True)
+def host_blocking_env_restored(monkeypatch):
+    """Binding a fake device sets or drops MindSpore's MS_DEV_HOST_BLOCKING_RUN (and msnb's
+    marker) in os.environ: put them back, so later tests' child processes inherit what the
+    test process itself was started with."""
+    for name in ("MS_DEV_HOST_BLOCKING_RUN", "MSNB_HOST_BLOCKING_RUN"):
+        if name in os.environ:
+            monkeypatch.setenv(name, os.environ[name])
+        else:
+            monkeypatch.delenv(name, raising=False)
+    yield

@@ -50,7 +50,8 @@ def _run(env_extra):
 
 
 def test_async_queue_gives_the_same_numbers_as_blocking_launch():
-    asynchronous = _run({"MSNB_CHECK_META": "1", "MS_DEV_LAUNCH_BLOCKING": "0"})
+    # MS_DEV_HOST_BLOCKING_RUN: this process may hold msnb's synchronous-launch setting (context.set_launch)
+    asynchronous = _run({"MSNB_CHECK_META": "1", "MS_DEV_LAUNCH_BLOCKING": "0", "MS_DEV_HOST_BLOCKING_RUN": "0"})
     ns = {}
     exec(PROGRAM.replace("print(json.dumps(", "RESULT = (("), ns)
     blocking = ns["RESULT"]
