@@ -101,6 +101,9 @@ def _tuple(x, n):
 
 
 def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
     ks = _tuple(kernel_size, n)
     st = _tuple(stride, n) if stride is not None else ks
     pd = _tuple(padding, n)

@@ -9,6 +9,7 @@ import math
 from .. import _dtype as D
 from .._ops import indexing as I, pointwise as P, reduction as Rd
 from ..autograd.grad_mode import no_grad
+from ._pool_check import check_pool
 
 __all__ = ["instance_norm", "lp_pool1d", "lp_pool2d", "soft_margin_loss", "multilabel_soft_margin_loss",
            "hinge_embedding_loss", "margin_ranking_loss", "cosine_embedding_loss", "triplet_margin_loss",
@@ -65,14 +66,14 @@ def _lp_finish(out, norm_type, area):
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """msnb implementation of ``torch.nn.functional.lp_pool1d``: ``(sum x^p)^(1/p)`` per window."""
-    k = kernel_size[0] if isinstance(kernel_size, (tuple, list)) else kernel_size
+    k = check_pool("lp_pool1d", input, 1, kernel_size, stride, 0, 1, ceil_mode)[0][0]
     out = _F().avg_pool1d(P.pow(input, norm_type), k, stride, 0, ceil_mode)
     return _lp_finish(out, norm_type, k)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """msnb implementation of ``torch.nn.functional.lp_pool2d``."""
-    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    kh, kw = check_pool("lp_pool2d", input, 2, kernel_size, stride, 0, 1, ceil_mode)[0]
     out = _F().avg_pool2d(P.pow(input, norm_type), (kh, kw), stride, 0, ceil_mode)
     return _lp_finish(out, norm_type, kh * kw)
 

@@ -28,6 +28,7 @@ from .._ops import conv as _conv
 from .._ops import sampling as _sampling
 from .._ops.random import _feedable, gen as _gen
 from ..autograd.grad_mode import no_grad
+from ._pool_check import check_adaptive, check_pool
 
 __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
@@ -307,20 +308,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 # --- pooling ----------------------------------------------------------------------------
 
-def _pool_stride(stride, ks, n):
-    return _ntuple(stride, n) if stride is not None and stride != [] and stride != () else ks
-
-
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """msnb implementation of ``torch.nn.functional.max_pool2d``: one MindSpore kernel
     that also returns the argmax indices (PyTorch's flat ``h * W + w``); backward
     scatters the gradient to those indices."""
-    ks = _pair(kernel_size)
-    st, pd, dl = _pool_stride(stride, ks, 2), _pair(padding), _pair(dilation)
-    for p, k in zip(pd, ks):
-        if p > k // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
-                               f"kernel_size={k} and dilation={dl[0]}")
+    ks, st, pd, dl, _ = check_pool("max_pool2d", input, 2, kernel_size, stride, padding, dilation, ceil_mode)
     x = input if input.ndim == 4 else input.unsqueeze(0)
     o, i = K.max_pool2d(x, ks, st, pd, dl, True, ceil_mode)
     out, idx = wrap(o), wrap(i)
@@ -339,10 +331,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """msnb implementation of ``torch.nn.functional.max_pool1d`` (a height-1 max_pool2d)."""
-    ks = _pair(kernel_size, 1)
-    st = _pool_stride(stride, ks, 1)
-    res = max_pool2d(input.unsqueeze(-2), (1, ks[0]), (1, st[0]), (0, _pair(padding, 1)[0]),
-                     (1, _pair(dilation, 1)[0]), ceil_mode, return_indices)
+    ks, st, pd, dl, _ = check_pool("max_pool1d", input, 1, kernel_size, stride, padding, dilation, ceil_mode)
+    res = max_pool2d(input.unsqueeze(-2), (1, ks[0]), (1, st[0]), (0, pd[0]), (1, dl[0]), ceil_mode,
+                     return_indices)
     if return_indices:
         return res[0].squeeze(-2), res[1].squeeze(-2)
     return res.squeeze(-2)
@@ -351,12 +342,12 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """msnb implementation of ``torch.nn.functional.avg_pool2d``."""
-    if input.dtype not in (D.float16, D.float32):  # MindSpore's backward kernel takes only these
+    ks, st, pd, _, _ = check_pool("avg_pool2d", input, 2, kernel_size, stride, padding, 1, ceil_mode,
+                                  divisor_override)
+    if input.dtype not in (D.float16, D.float32) or input.numel() == 0:
+        # MindSpore's backward kernel takes only these dtypes, and its kernel refuses an empty batch
         from ._functional_nd import avg_pool_nd
-        return avg_pool_nd(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                           divisor_override, "avg_pool2d")
-    ks = _pair(kernel_size)
-    st, pd = _pool_stride(stride, ks, 2), _pair(padding)
+        return avg_pool_nd(input, 2, ks, st, pd, ceil_mode, count_include_pad, divisor_override, "avg_pool2d")
     pd = (pd[0], pd[0], pd[1], pd[1])
     x = input if input.ndim == 4 else input.unsqueeze(0)
     # with a divisor_override, count_include_pad changes nothing forward, but MindSpore's
@@ -369,18 +360,18 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """msnb implementation of ``torch.nn.functional.avg_pool1d`` (a height-1 avg_pool2d)."""
-    ks = _pair(kernel_size, 1)
-    st = _pool_stride(stride, ks, 1)
-    return avg_pool2d(input.unsqueeze(-2), (1, ks[0]), (1, st[0]), (0, _pair(padding, 1)[0]), ceil_mode,
+    ks, st, pd, _, _ = check_pool("avg_pool1d", input, 1, kernel_size, stride, padding, 1, ceil_mode)
+    return avg_pool2d(input.unsqueeze(-2), (1, ks[0]), (1, st[0]), (0, pd[0]), ceil_mode,
                       count_include_pad).squeeze(-2)
 
 
 def adaptive_avg_pool2d(input, output_size):
     """msnb implementation of ``torch.nn.functional.adaptive_avg_pool2d`` (PyTorch's bin edges)."""
-    oh, ow = _pair(output_size)
+    oh, ow = check_adaptive("adaptive_avg_pool2d", input, 2, output_size)
     H, W = input.shape[-2], input.shape[-1]
-    oh = H if oh is None else oh
-    ow = W if ow is None else ow
+    if oh == 0 or ow == 0:  # an empty result (PyTorch allows a zero output size): the bin-table path
+        from ._functional_nd import adaptive_avg_nd
+        return adaptive_avg_nd(input, (oh, ow), 2, "adaptive_avg_pool2d")
     if H % oh == 0 and W % ow == 0:
         x = input.reshape(*input.shape[:-2], oh, H // oh, ow, W // ow)
         return x.mean(dim=(-3, -1))
