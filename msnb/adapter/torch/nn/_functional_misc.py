@@ -20,12 +20,34 @@ def _F():
     return functional
 
 
+def _check_linear_ce(input, linear_weight, target, linear_bias, ignore_index):
+    """PyTorch's shape checks of ``linear_cross_entropy`` (MindSpore would fail later in a broadcast,
+    or compute a loss of mismatched shapes)."""
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+    if linear_weight.ndim < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.ndim}")
+    if input.shape[-1] != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions (in_features), got "
+                           f"{input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    if linear_weight.ndim > 2 and input.ndim == 1:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
+                           f"requires batched input, (N, {input.shape[-1]}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    if linear_bias is not None and tuple(linear_bias.shape) != (linear_weight.shape[0],):
+        raise RuntimeError(f"expected linear_bias shape ({linear_weight.shape[0]},), got "
+                           f"{tuple(linear_bias.shape)}")
+    if ignore_index is not None and target.dtype.is_floating_point:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+
+
 def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
                          ignore_index=None, label_smoothing=0.0, options=None):
     """msnb implementation of ``torch.nn.functional.linear_cross_entropy``: ``cross_entropy`` of
     ``linear(input)`` with ``linear_weight`` of shape ``(C, *out_features, in_features)`` (computed
     whole; PyTorch's chunking ``options`` only change memory use)."""
     F = _F()
+    _check_linear_ce(input, linear_weight, target, linear_bias, ignore_index)
     C, rest, In = linear_weight.shape[0], tuple(linear_weight.shape[1:-1]), linear_weight.shape[-1]
     bias = None if linear_bias is None else linear_bias.reshape(-1)
     logits = F.linear(input, linear_weight.reshape(-1, In), bias)
@@ -80,6 +102,9 @@ def pdist(input, p=2.0):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """msnb implementation of ``torch.nn.functional.rrelu``: negative inputs scaled by a slope drawn
     uniformly from ``[lower, upper]`` in training, by ``(lower + upper) / 2`` otherwise."""
+    if lower > upper:
+        raise RuntimeError(f"Lower bound should be less than or equal to the upper bound, got lower={lower} "
+                           f"and upper={upper}")
     if training:
         from .._ops.random import rand
         slope = P.add(P.mul(rand(*input.shape, dtype=input.dtype), upper - lower), lower)

@@ -124,6 +124,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     F = _F()
     d_pos = F.pairwise_distance(anchor, positive, p, eps)
     d_neg = F.pairwise_distance(anchor, negative, p, eps)
@@ -166,11 +168,28 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     return _reduce(loss, reduction, size_average, reduce)
 
 
+def _check_reduction(reduction, size_average, reduce):
+    """A bad ``reduction`` name is PyTorch's ValueError before anything is computed."""
+    if size_average is None and reduce is None and reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_margin_input(input):
+    """Margin losses take a non-empty vector or a matrix whose only empty dim may be the batch."""
+    if input.ndim > 2 or (input.ndim == 1 and input.shape[0] == 0) or (input.ndim == 2 and input.shape[1] == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+
+
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """``sum_{i != y} max(0, margin - x[y] + x[i])^p / C`` per sample."""
+    _check_reduction(reduction, size_average, reduce)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.ndim != 1:
+        raise ValueError("weight must be one-dimensional")
+    _check_margin_input(input)
     x = input if input.ndim == 2 else input.reshape(1, -1)
     y = target.reshape(-1)
     c = x.shape[1]
@@ -194,6 +213,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     a row's targets are its entries before the first ``-1``."""
     import numpy as np
     from .._ops.creation import tensor
+    _check_reduction(reduction, size_average, reduce)
+    _check_margin_input(input)
     x = input if input.ndim == 2 else input.reshape(1, -1)
     C = x.shape[1]
     y = target.reshape(x.shape[0], -1) if target.ndim else target.reshape(1, 1)

@@ -174,15 +174,38 @@ def _conv_pads(padding, n, weight, dilation, stride):
         if padding == "valid":
             return [(0, 0)] * n
         if padding != "same":
-            raise ValueError(f"Invalid padding string '{padding}', should be one of ('valid', 'same')")
+            raise RuntimeError(f"Invalid padding string: '{padding}', should be one of ('valid', 'same')")
         if any(s != 1 for s in stride):
-            raise ValueError("padding='same' is not supported for strided convolutions")
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
         pads = []
         for d in range(n):
             total = dilation[d] * (weight.shape[2 + d] - 1)
             pads.append((total // 2, total - total // 2))
         return pads
     return [(p, p) for p in _ntuple(padding, n)]
+
+
+def _check_conv_args(weight, bias, stride, padding, dilation, groups, n, input=None, what="bias"):
+    """PyTorch's argument checks of a (transposed) convolution, made before MindSpore sees the
+    call (its own errors are ValueErrors, or none: a zero dilation ran)."""
+    if weight.ndim != n + 2:
+        raise RuntimeError(f"conv{n}d: expected a {n + 2}-dimensional weight, but got weight of size "
+                           f"{list(weight.shape)}")
+    if any(s <= 0 for s in _ntuple(stride, n)):
+        raise RuntimeError("non-positive stride is not supported")
+    if not isinstance(padding, str) and any(p < 0 for p in _ntuple(padding, n)):
+        raise RuntimeError("negative padding is not supported")
+    if any(d <= 0 for d in _ntuple(dilation, n)):
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(_ntuple(dilation, n))}")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if input is not None and bias is not None and bias.dtype != input.dtype:
+        raise RuntimeError(f"Input type ({input.dtype}) and bias type ({bias.dtype}) should be the same")
+    if input is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"Input type ({input.dtype}) and weight type ({weight.dtype}) should be the same")
+    if bias is not None and what == "bias" and (bias.ndim != 1 or bias.shape[0] != weight.shape[0]):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
+                           f"{weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead")
 
 
 def _check_conv_input(input, weight, n, groups):
@@ -213,6 +236,7 @@ def _conv_on_windows(input, weight, bias, st, pads, dl, groups, n):
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """msnb implementation of ``torch.nn.functional.conv2d``."""
+    _check_conv_args(weight, bias, stride, padding, dilation, groups, 2, input)
     _check_conv_input(input, weight, 2, groups)
     st, dl = _pair(stride), _pair(dilation)
     pads = _conv_pads(padding, 2, weight, dl, st)
@@ -231,6 +255,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """msnb implementation of ``torch.nn.functional.conv1d`` (a conv2d of height 1)."""
+    _check_conv_args(weight, bias, stride, padding, dilation, groups, 1, input)
     _check_conv_input(input, weight, 1, groups)
     dl, st = _pair(dilation, 1), _pair(stride, 1)
     (p0, p1), = _conv_pads(padding, 1, weight, dl, st)
@@ -244,6 +269,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """msnb implementation of ``torch.nn.functional.conv3d``."""
+    _check_conv_args(weight, bias, stride, padding, dilation, groups, 3, input)
     _check_conv_input(input, weight, 3, groups)
     st, dl = _ntuple(stride, 3), _ntuple(dilation, 3)
     pads = _conv_pads(padding, 3, weight, dl, st)
@@ -276,6 +302,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if input.ndim not in (3, 4):
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input "
                            f"of size: {list(input.shape)}")
+    _check_conv_args(weight, None, stride, padding, dilation, groups, 2)
     st, pd, op, dl = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
     for o, s, d in zip(op, st, dl):
         if o >= s and o >= d:
@@ -474,6 +501,15 @@ def celu(input, alpha=1.0, inplace=False):
 
 def prelu(input, weight):
     """msnb implementation of ``torch.nn.functional.prelu`` (``weight`` per channel, dim 1)."""
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    channels = 1 if input.ndim < 2 else input.shape[1]
+    if weight.numel() != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        if weight.numel() != channels:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {channels}.")
     w = weight
     if weight.numel() == 1 and input.ndim == 0:
         w = weight.reshape(())
@@ -539,6 +575,9 @@ def hardshrink(input, lambd=0.5):
 
 
 def softshrink(input, lambd=0.5):
+    """msnb implementation of ``torch.nn.functional.softshrink`` (a negative ``lambd`` is PyTorch's error)."""
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be in range [0, inf) for input dtype {input.dtype}, but found {lambd}")
     return P.where(P.gt(input, lambd), P.sub(input, lambd), P.where(P.lt(input, -lambd), P.add(input, lambd), 0.0))
 
 
@@ -765,6 +804,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0]}).")
     C = input.shape[1]
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_dtype_name(input.dtype)} but found {_dtype_name(weight.dtype)}")
+    if input.ndim > 2 and tuple(target.shape) != (input.shape[0], *input.shape[2:]):
+        raise RuntimeError(f"Expected target size {[input.shape[0], *input.shape[2:]]}, got {list(target.shape)}")
     if input.ndim > 2:  # (N, C, d1, ...) -> (N*d, C)
         perm = [0] + list(range(2, input.ndim)) + [1]
         input = input.permute(*perm).reshape(-1, C)
@@ -795,6 +838,14 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     class_dim = 0 if input.ndim == 1 else 1
     logp = log_softmax(input, class_dim)
     C = input.shape[class_dim]
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != C):
+        raise RuntimeError(f"weight tensor should be defined either for all {C} classes or no classes but got "
+                           f"weight tensor of shape: {list(weight.shape)}")
+    if not target.dtype.is_floating_point and tuple(target.shape) == tuple(input.shape) and input.ndim > 0:
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                           f"{_dtype_name(target.dtype)}")
+    if target.dtype.is_floating_point and ignore_index != -100:
+        raise RuntimeError("ignore_index is not supported for floating point target")
     if target.dtype.is_floating_point:  # probabilities
         if tuple(target.shape) != tuple(input.shape):
             raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
@@ -876,6 +927,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 @_grad_fn_name("HuberLossBackward0")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """msnb implementation of ``torch.nn.functional.huber_loss``."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     d = P.abs(P.sub(input, target))
     loss = P.where(P.lt(d, delta), P.mul(P.mul(d, d), 0.5), P.mul(P.sub(d, 0.5 * delta), delta))
     if weight is not None:
@@ -973,9 +1026,24 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     return out
 
 
+def _check_normalized_shape(input, ns, weight):
+    """PyTorch's checks of a normalization's ``normalized_shape``: not empty, the input's trailing
+    dims, and the weight's shape."""
+    if len(ns) == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+                           "one element, but got normalized_shape = []")
+    if weight is not None and tuple(weight.shape) != tuple(ns):
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight.shape)} and normalized_shape = {list(ns)}")
+    if input.ndim < len(ns) or tuple(input.shape[input.ndim - len(ns):]) != tuple(ns):
+        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [*, "
+                           f"{', '.join(str(v) for v in ns)}], but got input of size {list(input.shape)}")
+
+
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """msnb implementation of ``torch.nn.functional.rms_norm`` (eps defaults to the dtype's eps)."""
     ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    _check_normalized_shape(input, ns, weight)
     dims = tuple(range(input.ndim - len(ns), input.ndim))
     if eps is None:
         eps = float(np.finfo(input.dtype.numpy).eps)
@@ -985,6 +1053,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """msnb implementation of ``torch.nn.functional.group_norm``."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     N, C = input.shape[0], input.shape[1]
     if C % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
@@ -1009,6 +1079,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     """msnb implementation of ``torch.nn.functional.embedding`` (no gradient reaches the
     ``padding_idx`` row; ``max_norm`` renormalises the looked-up rows of ``weight`` in place, as
     PyTorch does; ``scale_grad_by_freq`` divides each row's gradient by its count in ``input``)."""
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
     idx = cast(input, D.int64)
     I.check_in_bounds(idx, weight.shape[0], 0, IndexError)
     if max_norm is not None:
