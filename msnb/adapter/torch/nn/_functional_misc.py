@@ -37,6 +37,9 @@ def _check_linear_ce(input, linear_weight, target, linear_bias, ignore_index):
     if linear_bias is not None and tuple(linear_bias.shape) != (linear_weight.shape[0],):
         raise RuntimeError(f"expected linear_bias shape ({linear_weight.shape[0]},), got "
                            f"{tuple(linear_bias.shape)}")
+    if target.ndim >= 1 and input.ndim == 2 and target.shape[0] != input.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
     if ignore_index is not None and target.dtype.is_floating_point:
         raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
 

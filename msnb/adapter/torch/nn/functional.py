@@ -984,6 +984,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-05):
     """msnb implementation of ``torch.nn.functional.batch_norm`` (updates running stats in place)."""
+    if training and eps <= 0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     dims = [0] + list(range(2, input.ndim))
     shape = [1, -1] + [1] * (input.ndim - 2)
     if training:
@@ -1081,6 +1085,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     PyTorch does; ``scale_grad_by_freq`` divides each row's gradient by its count in ``input``)."""
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
+    if input.dtype not in (D.int64, D.int32):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding)")
     idx = cast(input, D.int64)
     I.check_in_bounds(idx, weight.shape[0], 0, IndexError)
     if max_norm is not None:
@@ -1185,6 +1192,10 @@ def pad(input, pad, mode="constant", value=None):
             x = S.cat(parts, d) if len(parts) > 1 else core
         return name_node(x, "ConstantPadNdBackward0", input)
     if mode in ("reflect", "replicate", "circular"):
+        k = len(pad) // 2
+        if input.ndim not in (k + 1, k + 2):
+            raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor "
+                                      f"(mode='{mode}' pads the last k dims of a (k+1)D or (k+2)D input)")
         from ._functional_nd import pad_by_index
         out = pad_by_index(input, pad, mode)
         k = len(pad) // 2
