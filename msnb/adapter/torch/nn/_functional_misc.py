@@ -9,6 +9,7 @@ import numpy as np
 
 from .._ops import indexing as I, pointwise as P, reduction as Rd
 from .._ops.creation import tensor, zeros
+from ._pool_check import check_fractional, exact_sizes
 
 __all__ = ["linear_cross_entropy", "upsample", "upsample_nearest", "upsample_bilinear", "channel_shuffle",
            "pdist", "rrelu", "rrelu_", "max_unpool1d", "max_unpool2d", "max_unpool3d", "fractional_max_pool2d",
@@ -181,16 +182,6 @@ def _fractional_starts(L, k, out, u):
     return np.concatenate([starts, np.full(u.shape + (1,), L - k, np.int64)], -1)
 
 
-def _fractional_sizes(value, n, name, what):
-    """``kernel_size`` / ``output_size`` as PyTorch's kernel takes them: one int or exactly ``n``."""
-    if not isinstance(value, (tuple, list)):
-        return (value,) * n
-    if len(value) != n:
-        raise RuntimeError(f"{name}: {what} must either be a single Int or tuple of "
-                           f"{'Ints' if n == 2 else 'three Ints'}")
-    return tuple(value)
-
-
 def _fractional_output_size(output_ratio, spatial, n, name):
     """PyTorch's Python-level ratio handling: the 2-d function takes ``len()`` of the ratio (a
     scalar is a TypeError there, not in 3-d), a too-short tuple is an IndexError."""
@@ -213,12 +204,9 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
     spatial = tuple(x.shape[2:])
     if output_size is None:
         output_size = _fractional_output_size(output_ratio, spatial, n, name)
-    ks = _fractional_sizes(kernel_size, n, name, "kernel_size")
-    out = _fractional_sizes(output_size, n, name, "output_size")
-    for L, k, o in zip(spatial, ks, out):
-        if o + k - 1 > L:
-            raise RuntimeError(f"{name}(): pool size {k} too large relative to input size {L} for output "
-                               f"size {o}")
+    ks = exact_sizes(kernel_size, n, name, "kernel_size")
+    out = exact_sizes(output_size, n, name, "output_size")
+    check_fractional(name, input, n, ks, out)
     if _random_samples is None:
         from .._ops.random import rand
         _random_samples = rand(N, C, n, dtype=x.dtype)
@@ -232,6 +220,13 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
                            u.shape[0] < N else f"{name}(): expected _random_samples of shape (N, {C}, {n}), "
                            f"got {list(u.shape)}")
     u = u[:N]  # PyTorch reads the first N rows (an unbatched input is batch 1)
+    if N * C == 0 or 0 in out:  # an empty batch or output: an empty result, still attached to the input's graph
+        res = P.add(zeros(N, C, *out, dtype=x.dtype), P.mul(x.sum(), 0))  # (slicing an empty tensor's
+        # gradient is MindSpore's memcpy_s error; a sum's is not)
+        idx = tensor(np.zeros((N, C) + out, np.int64))
+        if not batched:
+            res, idx = res.squeeze(0), idx.squeeze(0)
+        return (res, idx) if return_indices else res
     # per (sample, channel): flat input positions of every window element, (N*C, prod(out) * prod(k))
     flat = np.zeros((N, C) + out + ks, np.int64)
     strides = [int(np.prod(spatial[i + 1:])) for i in range(n)]
@@ -244,13 +239,6 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
         flat = flat + pos.reshape(shape) * strides[d]
     K = int(np.prod(ks))
     P_out = int(np.prod(out))
-    if N * C == 0:  # an empty batch: an empty result, still attached to the input's graph
-        res = P.add(zeros(N, C, *out, dtype=x.dtype), P.mul(x.sum(), 0))  # (slicing an empty tensor's
-        # gradient is MindSpore's memcpy_s error; a sum's is not)
-        idx = tensor(np.zeros((N, C) + out, np.int64))
-        if not batched:
-            res, idx = res.squeeze(0), idx.squeeze(0)
-        return (res, idx) if return_indices else res
     flat = flat.reshape(N * C, P_out * K)
     vals = x.reshape(N * C, int(np.prod(spatial))).gather(1, tensor(flat)).reshape(N * C, P_out, K)
     res, arg = vals.max(-1)

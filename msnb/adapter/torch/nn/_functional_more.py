@@ -73,7 +73,9 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """msnb implementation of ``torch.nn.functional.lp_pool2d``."""
-    kh, kw = check_pool("lp_pool2d", input, 2, kernel_size, stride, 0, 1, ceil_mode)[0]
+    # PyTorch unpacks a kernel tuple in Python: one of another length is its ValueError
+    kh, kw = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size, kernel_size)
+    check_pool("lp_pool2d", input, 2, (kh, kw), stride, 0, 1, ceil_mode)
     out = _F().avg_pool2d(P.pow(input, norm_type), (kh, kw), stride, 0, ceil_mode)
     return _lp_finish(out, norm_type, kh * kw)
 

@@ -243,7 +243,9 @@ def adaptive_avg_nd(input, output_size, n, name):
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """msnb implementation of ``torch.nn.functional.lp_pool3d``: ``(sum x^p)^(1/p)`` per window."""
-    ks = check_pool("lp_pool3d", input, 3, kernel_size, stride, 0, 1, ceil_mode)[0]
+    # PyTorch unpacks a kernel tuple in Python: one of another length is its ValueError
+    kd, kh, kw = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * 3
+    ks = check_pool("lp_pool3d", input, 3, (kd, kh, kw), stride, 0, 1, ceil_mode)[0]
     out = avg_pool3d(P.pow(input, norm_type), ks, stride, 0, ceil_mode)
     area = ks[0] * ks[1] * ks[2]
     return P.pow(P.mul(P.mul(P.sign(out), _F().relu(P.abs(out))), area), 1.0 / norm_type)

@@ -40,6 +40,16 @@ def sizes(value, n, name, what, optional=False):
     return tuple(int(v) for v in vals)
 
 
+def exact_sizes(value, n, name, what):
+    """``value`` as fractional pooling takes it: one int or exactly ``n`` of them (no 1-tuple)."""
+    if not isinstance(value, (tuple, list)):
+        return (value,) * n
+    if len(value) != n:
+        raise RuntimeError(f"{name}: {what} must either be a single Int or tuple of "
+                           f"{'Ints' if n == 2 else 'three Ints'}")
+    return tuple(value)
+
+
 def _positive(vals, name, what):
     if any(v <= 0 for v in vals):
         raise RuntimeError(f"{name}: {what} must be greater than zero, but got {what}={list(vals)}")
@@ -122,3 +132,23 @@ def check_adaptive(name, input, n, output_size):
             raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but "
                                f"input has sizes {list(input.shape)} with dimension {i} being empty")
     return outs
+
+
+def check_fractional(name, input, n, kernel, out):
+    """Validate a fractional max pooling call (``kernel`` and ``out`` already ``n``-tuples): the
+    input's rank and non-batch sizes, a non-negative output size, and windows that fit (PyTorch
+    lets a kernel size <= 0 through: so does msnb's table-driven kernel)."""
+    if input.ndim < n + 1:  # PyTorch reads the channel count at dim -(n + 1) first
+        raise IndexError(f"Dimension out of range (expected to be in range of [-{input.ndim}, {input.ndim - 1}], "
+                         f"but got {-(n + 1)})")
+    if input.ndim != n + 2 and input.ndim != n + 1:
+        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}")
+    for i in range(1, input.ndim):  # PyTorch skips dim 0 even of an unbatched input (its channels)
+        if input.shape[i] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but got "
+                               f"{list(input.shape)} with dimension {i} being empty")
+    if any(o < 0 for o in out):
+        raise RuntimeError(f"{name}(): Trying to create tensor with negative dimension: output_size={list(out)}")
+    for L, k, o in zip(input.shape[-n:], kernel, out):
+        if o + k - 1 > L:
+            raise RuntimeError(f"{name}(): pool size {k} too large relative to input size {L} for output size {o}")

@@ -72,6 +72,27 @@ BAD = [
     ("lp1d_kernel0", lambda t, x: F(t).lp_pool1d(x, 2, 0), _x(1, 1, 4)),
     ("lp2d_output_too_small", lambda t, x: F(t).lp_pool2d(x, 2, 2), _x(1, 1, 1, 4)),
     ("lp3d_output_too_small", lambda t, x: F(t).lp_pool3d(x, 2, 2), _x(1, 1, 1, 4, 4)),
+    ("lp2d_kernel_3_ints", lambda t, x: F(t).lp_pool2d(x, 2, (2, 2, 2)), _x(1, 1, 6, 6)),
+    ("lp3d_kernel_2_ints", lambda t, x: F(t).lp_pool3d(x, 2, (2, 2)), _x(1, 1, 6, 6, 6)),
+    ("lp1d_4d_input", lambda t, x: F(t).lp_pool1d(x, 2, 2), _x(1, 1, 1, 6)),
+    # fractional max pooling: sizes, input rank, empty dims, negative outputs, windows too large
+    ("fractional2d_kernel_3_ints", lambda t, x: F(t).fractional_max_pool2d(x, (2, 2, 2), output_size=2),
+     _x(1, 1, 6, 6)),
+    ("fractional2d_kernel_1_int_tuple", lambda t, x: F(t).fractional_max_pool2d(x, (2,), output_size=2),
+     _x(1, 1, 6, 6)),
+    ("fractional2d_output_1_int_tuple", lambda t, x: F(t).fractional_max_pool2d(x, 2, output_size=(2,)),
+     _x(1, 1, 6, 6)),
+    ("fractional2d_negative_output", lambda t, x: F(t).fractional_max_pool2d(x, 2, output_size=-1), _x(1, 1, 6, 6)),
+    ("fractional2d_window_too_large", lambda t, x: F(t).fractional_max_pool2d(x, 4, output_size=4), _x(1, 1, 6, 6)),
+    ("fractional2d_ratio_too_large", lambda t, x: F(t).fractional_max_pool2d(x, 2, output_ratio=(1.5, 1.5)),
+     _x(1, 1, 6, 6)),
+    ("fractional2d_2d_input", lambda t, x: F(t).fractional_max_pool2d(x, 2, output_size=2), _x(6, 6)),
+    ("fractional2d_5d_input", lambda t, x: F(t).fractional_max_pool2d(x, 2, output_size=2), _x(1, 1, 1, 6, 6)),
+    ("fractional2d_empty_height", lambda t, x: F(t).fractional_max_pool2d(x, 1, output_size=1), _x(1, 1, 0, 6)),
+    ("fractional3d_kernel_2_ints", lambda t, x: F(t).fractional_max_pool3d(x, (2, 2), output_size=2),
+     _x(1, 1, 6, 6, 6)),
+    ("fractional3d_3d_input", lambda t, x: F(t).fractional_max_pool3d(x, 2, output_size=2), _x(6, 6, 6)),
+    ("fractional3d_kernel_float", lambda t, x: F(t).fractional_max_pool3d(x, 2.0, output_size=2), _x(1, 1, 6, 6, 6)),
     # adaptive pools: output_size of the wrong length or negative, input of the wrong rank or empty
     ("adaptive_avg1d_empty_size", lambda t, x: F(t).adaptive_avg_pool1d(x, ()), _x(1, 2, 3)),
     ("adaptive_avg1d_two_sizes", lambda t, x: F(t).adaptive_avg_pool1d(x, (2, 2)), _x(1, 4)),
@@ -128,6 +149,8 @@ GOOD = [
     ("lp1d", lambda t, x: F(t).lp_pool1d(x.abs() + 0.1, 2, 3, 2), _x(1, 2, 8)),
     ("lp2d", lambda t, x: F(t).lp_pool2d(x.abs() + 0.1, 2, (2, 3)), _x(1, 2, 4, 6)),
     ("lp3d", lambda t, x: F(t).lp_pool3d(x.abs() + 0.1, 2, 2), _x(1, 1, 4, 4, 4)),
+    ("fractional2d_unbatched_empty_channels", lambda t, x: F(t).fractional_max_pool2d(
+        x, 2, output_size=2, _random_samples=t.zeros(1, 0, 2)), _x(0, 4, 4)),
     ("adaptive_avg2d_none", lambda t, x: F(t).adaptive_avg_pool2d(x, (None, 2)), _x(1, 4, 4)),
     ("adaptive_avg2d_empty_channels", lambda t, x: F(t).adaptive_avg_pool2d(x, 2), _x(0, 4, 4)),
     ("adaptive_avg1d", lambda t, x: F(t).adaptive_avg_pool1d(x, 3), _x(2, 7)),
@@ -145,6 +168,8 @@ def test_valid_pool_calls_match_torch(fn, x):
 
 # a zero adaptive output size: torch's forward gives an empty tensor (its backward refuses one)
 ZERO_OUT = [
+    ("fractional2d_zero_ratio", lambda t, x: F(t).fractional_max_pool2d(x, 2, output_ratio=(0.0, 0.0)),
+     _x(1, 1, 6, 6)),
     ("adaptive_max2d_zero_out_indices", lambda t, x: F(t).adaptive_max_pool2d(x, (2, 0), return_indices=True),
      _x(1, 1, 4, 4)),
     ("adaptive_avg2d_zero_out", lambda t, x: F(t).adaptive_avg_pool2d(x, (0, 2)), _x(1, 4, 4)),
