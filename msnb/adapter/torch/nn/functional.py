@@ -132,6 +132,12 @@ def linear(input, weight, bias=None):
         rows = input.numel() // max(input.shape[-1], 1) if input.ndim > 1 else 1
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
                            f"{weight.shape[1]}x{weight.shape[0]})")
+    if bias is not None and bias.ndim == 1 and bias.shape[0] not in (1, weight.shape[0]):
+        # MindSpore's dense kernel would accept it and fail at the next op (asynchronously)
+        raise RuntimeError(f"The expanded size of the tensor ({weight.shape[0]}) must match the existing size "
+                           f"({bias.shape[0]}) at non-singleton dimension 1: linear's bias has the wrong length")
+    if bias is not None and bias.ndim == 1 and bias.shape[0] != weight.shape[0]:
+        bias = bias.expand(weight.shape[0])  # a one-element bias broadcasts (its gradient sums back)
     out = wrap(K.dense(input, weight, bias))
     if needs_grad(input, weight, bias):
         O, In = weight.shape
@@ -303,6 +309,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input "
                            f"of size: {list(input.shape)}")
     _check_conv_args(weight, None, stride, padding, dilation, groups, 2)
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != weight.shape[1] * groups):
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
+                           f"1-dimensional with {weight.shape[1] * groups} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
     st, pd, op, dl = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
     for o, s, d in zip(op, st, dl):
         if o >= s and o >= d:
@@ -495,6 +505,8 @@ def selu(input, inplace=False):
 
 
 def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     out = P.where(P.gt(input, 0), input, P.mul(P.expm1(P.div(P.clamp(input, max=0.0), alpha)), alpha))
     return _maybe_inplace(input, out, inplace)
 
@@ -583,6 +595,8 @@ def softshrink(input, lambd=0.5):
 
 @_grad_fn_name("GluBackward0")
 def glu(input, dim=-1):
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
     if input.shape[dim] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.ndim} is size "
                            f"{input.shape[dim]}")
@@ -917,6 +931,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """msnb implementation of ``torch.nn.functional.smooth_l1_loss``."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     d = P.abs(P.sub(input, target))
     if beta == 0:
         return _reduce(d, reduction)
@@ -1016,9 +1032,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """msnb implementation of ``torch.nn.functional.layer_norm``."""
     ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if tuple(input.shape[input.ndim - len(ns):]) != ns:
-        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [*, "
-                           f"{', '.join(map(str, ns))}], but got input of size{list(input.shape)}")
+    _check_normalized_shape(input, ns, weight)
     dims = tuple(range(input.ndim - len(ns), input.ndim))
     mean = input.mean(dim=dims, keepdim=True)
     var = Rd.var(input, dims, keepdim=True, correction=0)
@@ -1206,6 +1220,7 @@ def pad(input, pad, mode="constant", value=None):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """msnb implementation of ``torch.nn.functional.normalize``."""
+    _core.wrap_dim(dim, input.ndim)  # an out-of-range dim is PyTorch's IndexError
     n = P.clamp(Rd.norm(input, p, dim, keepdim=True), min=eps)
     return P.div(input, n)
 
@@ -1229,6 +1244,9 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def pixel_shuffle(input, upscale_factor):
     """msnb implementation of ``torch.nn.functional.pixel_shuffle``."""
     r = upscale_factor
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.ndim} dimension(s)")
     *lead, C, H, W = input.shape
     if C % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
