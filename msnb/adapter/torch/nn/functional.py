@@ -829,7 +829,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     tgt = cast(target, D.int64)
     valid = P.ne(tgt, ignore_index)
     safe = P.where(valid, tgt, 0)
-    picked = P.neg(input.gather(1, safe.unsqueeze(1)).squeeze(1))
+    try:
+        picked = P.neg(input.gather(1, safe.unsqueeze(1)).squeeze(1))
+    except RuntimeError as e:  # gather's bounds check: a class index outside [0, C) is PyTorch's IndexError
+        if "out of bounds" not in str(e):
+            raise
+        raise IndexError(f"Target {str(e).split()[1]} is out of bounds.") from None
     w = cast(valid, input.dtype)
     if weight is not None:
         w = P.mul(w, weight.index_select(0, safe))
