@@ -26,17 +26,17 @@ def test_traceback_starts_at_the_cell_with_its_own_number_and_hides_msnb(run):
 
 def test_mindspore_error_in_an_op_is_pytorchs_runtime_error_naming_the_call(run):
     result = run("%%torch_on_ascend --no-analyze\nimport torch\n"
-                 "torch.nn.functional.max_pool2d(torch.ones(1, 1, 2, 2), 5)", ok=False)
+                 "torch.nn.functional.conv2d(torch.ones(1, 1, 2, 2), torch.ones(1, 1, 5, 5))", ok=False)
     error = result.error_in_exec
     assert type(error) is RuntimeError
-    assert str(error).startswith("torch.nn.functional.max_pool2d: ")
+    assert str(error).startswith("torch.nn.functional.conv2d: ")
     assert "C++ Call Stack" not in str(error) and "(reported by MindSpore)" in str(error)
     assert "line 3" in shown(result)
 
 
 def test_verbose_keeps_every_frame(run):
     result = run("%%torch_on_ascend --no-analyze --verbose\nimport torch\n"
-                 "torch.nn.functional.max_pool2d(torch.ones(1, 1, 2, 2), 5)", ok=False)
+                 "torch.nn.functional.conv2d(torch.ones(1, 1, 2, 2), torch.ones(1, 1, 5, 5))", ok=False)
     assert not hasattr(result.error_in_exec, "_render_traceback_")
     assert type(result.error_in_exec).__module__ != "msnb"
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._ops import indexing as I, pointwise as P, reduction as Rd
 from .._ops.creation import tensor, zeros
+from ._pool_check import check_fractional, exact_sizes
 
 __all__ = ["linear_cross_entropy", "upsample", "upsample_nearest", "upsample_bilinear", "channel_shuffle",
            "pdist", "rrelu", "rrelu_", "max_unpool1d", "max_unpool2d", "max_unpool3d", "fractional_max_pool2d",
@@ -20,12 +21,37 @@ def _F():
     return functional
 
 
+def _check_linear_ce(input, linear_weight, target, linear_bias, ignore_index):
+    """PyTorch's shape checks of ``linear_cross_entropy`` (MindSpore would fail later in a broadcast,
+    or compute a loss of mismatched shapes)."""
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+    if linear_weight.ndim < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.ndim}")
+    if input.shape[-1] != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions (in_features), got "
+                           f"{input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    if linear_weight.ndim > 2 and input.ndim == 1:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
+                           f"requires batched input, (N, {input.shape[-1]}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    if linear_bias is not None and tuple(linear_bias.shape) != (linear_weight.shape[0],):
+        raise RuntimeError(f"expected linear_bias shape ({linear_weight.shape[0]},), got "
+                           f"{tuple(linear_bias.shape)}")
+    if target.ndim >= 1 and input.ndim == 2 and target.shape[0] != input.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    if ignore_index is not None and target.dtype.is_floating_point:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+
+
 def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
                          ignore_index=None, label_smoothing=0.0, options=None):
     """msnb implementation of ``torch.nn.functional.linear_cross_entropy``: ``cross_entropy`` of
     ``linear(input)`` with ``linear_weight`` of shape ``(C, *out_features, in_features)`` (computed
     whole; PyTorch's chunking ``options`` only change memory use)."""
     F = _F()
+    _check_linear_ce(input, linear_weight, target, linear_bias, ignore_index)
     C, rest, In = linear_weight.shape[0], tuple(linear_weight.shape[1:-1]), linear_weight.shape[-1]
     bias = None if linear_bias is None else linear_bias.reshape(-1)
     logits = F.linear(input, linear_weight.reshape(-1, In), bias)
@@ -80,6 +106,9 @@ def pdist(input, p=2.0):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """msnb implementation of ``torch.nn.functional.rrelu``: negative inputs scaled by a slope drawn
     uniformly from ``[lower, upper]`` in training, by ``(lower + upper) / 2`` otherwise."""
+    if lower > upper:
+        raise RuntimeError(f"Lower bound should be less than or equal to the upper bound, got lower={lower} "
+                           f"and upper={upper}")
     if training:
         from .._ops.random import rand
         slope = P.add(P.mul(rand(*input.shape, dtype=input.dtype), upper - lower), lower)
@@ -101,6 +130,9 @@ def _tuple(x, n):
 
 
 def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
     ks = _tuple(kernel_size, n)
     st = _tuple(stride, n) if stride is not None else ks
     pd = _tuple(padding, n)
@@ -150,16 +182,6 @@ def _fractional_starts(L, k, out, u):
     return np.concatenate([starts, np.full(u.shape + (1,), L - k, np.int64)], -1)
 
 
-def _fractional_sizes(value, n, name, what):
-    """``kernel_size`` / ``output_size`` as PyTorch's kernel takes them: one int or exactly ``n``."""
-    if not isinstance(value, (tuple, list)):
-        return (value,) * n
-    if len(value) != n:
-        raise RuntimeError(f"{name}: {what} must either be a single Int or tuple of "
-                           f"{'Ints' if n == 2 else 'three Ints'}")
-    return tuple(value)
-
-
 def _fractional_output_size(output_ratio, spatial, n, name):
     """PyTorch's Python-level ratio handling: the 2-d function takes ``len()`` of the ratio (a
     scalar is a TypeError there, not in 3-d), a too-short tuple is an IndexError."""
@@ -182,12 +204,9 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
     spatial = tuple(x.shape[2:])
     if output_size is None:
         output_size = _fractional_output_size(output_ratio, spatial, n, name)
-    ks = _fractional_sizes(kernel_size, n, name, "kernel_size")
-    out = _fractional_sizes(output_size, n, name, "output_size")
-    for L, k, o in zip(spatial, ks, out):
-        if o + k - 1 > L:
-            raise RuntimeError(f"{name}(): pool size {k} too large relative to input size {L} for output "
-                               f"size {o}")
+    ks = exact_sizes(kernel_size, n, name, "kernel_size")
+    out = exact_sizes(output_size, n, name, "output_size")
+    check_fractional(name, input, n, ks, out)
     if _random_samples is None:
         from .._ops.random import rand
         _random_samples = rand(N, C, n, dtype=x.dtype)
@@ -201,6 +220,13 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
                            u.shape[0] < N else f"{name}(): expected _random_samples of shape (N, {C}, {n}), "
                            f"got {list(u.shape)}")
     u = u[:N]  # PyTorch reads the first N rows (an unbatched input is batch 1)
+    if N * C == 0 or 0 in out:  # an empty batch or output: an empty result, still attached to the input's graph
+        res = P.add(zeros(N, C, *out, dtype=x.dtype), P.mul(x.sum(), 0))  # (slicing an empty tensor's
+        # gradient is MindSpore's memcpy_s error; a sum's is not)
+        idx = tensor(np.zeros((N, C) + out, np.int64))
+        if not batched:
+            res, idx = res.squeeze(0), idx.squeeze(0)
+        return (res, idx) if return_indices else res
     # per (sample, channel): flat input positions of every window element, (N*C, prod(out) * prod(k))
     flat = np.zeros((N, C) + out + ks, np.int64)
     strides = [int(np.prod(spatial[i + 1:])) for i in range(n)]
@@ -213,13 +239,6 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
         flat = flat + pos.reshape(shape) * strides[d]
     K = int(np.prod(ks))
     P_out = int(np.prod(out))
-    if N * C == 0:  # an empty batch: an empty result, still attached to the input's graph
-        res = P.add(zeros(N, C, *out, dtype=x.dtype), P.mul(x.sum(), 0))  # (slicing an empty tensor's
-        # gradient is MindSpore's memcpy_s error; a sum's is not)
-        idx = tensor(np.zeros((N, C) + out, np.int64))
-        if not batched:
-            res, idx = res.squeeze(0), idx.squeeze(0)
-        return (res, idx) if return_indices else res
     flat = flat.reshape(N * C, P_out * K)
     vals = x.reshape(N * C, int(np.prod(spatial))).gather(1, tensor(flat)).reshape(N * C, P_out, K)
     res, arg = vals.max(-1)

@@ -9,6 +9,7 @@ import math
 from .. import _dtype as D
 from .._ops import indexing as I, pointwise as P, reduction as Rd
 from ..autograd.grad_mode import no_grad
+from ._pool_check import check_pool
 
 __all__ = ["instance_norm", "lp_pool1d", "lp_pool2d", "soft_margin_loss", "multilabel_soft_margin_loss",
            "hinge_embedding_loss", "margin_ranking_loss", "cosine_embedding_loss", "triplet_margin_loss",
@@ -65,14 +66,16 @@ def _lp_finish(out, norm_type, area):
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """msnb implementation of ``torch.nn.functional.lp_pool1d``: ``(sum x^p)^(1/p)`` per window."""
-    k = kernel_size[0] if isinstance(kernel_size, (tuple, list)) else kernel_size
+    k = check_pool("lp_pool1d", input, 1, kernel_size, stride, 0, 1, ceil_mode)[0][0]
     out = _F().avg_pool1d(P.pow(input, norm_type), k, stride, 0, ceil_mode)
     return _lp_finish(out, norm_type, k)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """msnb implementation of ``torch.nn.functional.lp_pool2d``."""
-    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    # PyTorch unpacks a kernel tuple in Python: one of another length is its ValueError
+    kh, kw = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size, kernel_size)
+    check_pool("lp_pool2d", input, 2, (kh, kw), stride, 0, 1, ceil_mode)
     out = _F().avg_pool2d(P.pow(input, norm_type), (kh, kw), stride, 0, ceil_mode)
     return _lp_finish(out, norm_type, kh * kw)
 
@@ -123,6 +126,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     F = _F()
     d_pos = F.pairwise_distance(anchor, positive, p, eps)
     d_neg = F.pairwise_distance(anchor, negative, p, eps)
@@ -165,11 +170,28 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     return _reduce(loss, reduction, size_average, reduce)
 
 
+def _check_reduction(reduction, size_average, reduce):
+    """A bad ``reduction`` name is PyTorch's ValueError before anything is computed."""
+    if size_average is None and reduce is None and reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_margin_input(input):
+    """Margin losses take a non-empty vector or a matrix whose only empty dim may be the batch."""
+    if input.ndim > 2 or (input.ndim == 1 and input.shape[0] == 0) or (input.ndim == 2 and input.shape[1] == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+
+
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """``sum_{i != y} max(0, margin - x[y] + x[i])^p / C`` per sample."""
+    _check_reduction(reduction, size_average, reduce)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.ndim != 1:
+        raise ValueError("weight must be one-dimensional")
+    _check_margin_input(input)
     x = input if input.ndim == 2 else input.reshape(1, -1)
     y = target.reshape(-1)
     c = x.shape[1]
@@ -193,6 +215,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     a row's targets are its entries before the first ``-1``."""
     import numpy as np
     from .._ops.creation import tensor
+    _check_reduction(reduction, size_average, reduce)
+    _check_margin_input(input)
     x = input if input.ndim == 2 else input.reshape(1, -1)
     C = x.shape[1]
     y = target.reshape(x.shape[0], -1) if target.ndim else target.reshape(1, 1)

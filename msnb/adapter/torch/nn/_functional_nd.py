@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as D
 from .._ops import pointwise as P, reduction as Rd
 from .._ops.creation import tensor
+from ._pool_check import check_adaptive, check_pool
 
 __all__ = ["max_pool3d", "avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
            "adaptive_avg_pool3d", "lp_pool3d", "local_response_norm", "unfold", "fold", "conv_transpose3d"]
@@ -88,13 +90,6 @@ def _pad_spatial(x, pads, value):
     return _F().pad(x, tuple(flat), "constant", value)
 
 
-def _check_pool_pad(pd, ks, dl):
-    for p, k, d in zip(pd, ks, dl):
-        if p > (d * (k - 1) + 1) // 2 or p > k // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
-                               f"kernel_size={k} and dilation={d}")
-
-
 def _window_max(input, n, x, tables, input_tables, sizes, return_indices):
     """The max over each window of ``x`` (read through ``tables``) and, with ``return_indices``, its
     flat position in the unpadded input (``input_tables``: the same windows in input coordinates)."""
@@ -110,10 +105,7 @@ def _window_max(input, n, x, tables, input_tables, sizes, return_indices):
 
 
 def _max_pool_nd(input, n, kernel_size, stride, padding, dilation, ceil_mode, return_indices, name):
-    ks = _tuple(kernel_size, n)
-    st = _tuple(stride, n) if stride not in (None, (), []) else ks
-    pd, dl = _tuple(padding, n), _tuple(dilation, n)
-    _check_pool_pad(pd, ks, dl)
+    ks, st, pd, dl, _ = check_pool(name, input, n, kernel_size, stride, padding, dilation, ceil_mode)
     x = _batched(input, n, name)
     sizes = tuple(x.shape[2:])
     geo = [_pool_geometry(L, k, s, p, d, ceil_mode) for L, k, s, p, d in zip(sizes, ks, st, pd, dl)]
@@ -144,12 +136,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_nd(input, n, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, name):
     """Average pooling over ``n`` trailing dims from index tables.  Integer inputs keep their
     dtype: the window sum divided by the divisor, truncated toward zero, as PyTorch's CPU kernel."""
-    ks = _tuple(kernel_size, n)
-    st = _tuple(stride, n) if stride not in (None, (), []) else ks
-    pd = _tuple(padding, n)
-    for p, k in zip(pd, ks):
-        if p > k // 2:
-            raise RuntimeError(f"pad should be at most half of kernel size, but got pad={p} and kernel_size={k}")
+    ks, st, pd, _, _ = check_pool(name, input, n, kernel_size, stride, padding, 1, ceil_mode, divisor_override)
     x = _batched(input, n, name)
     sizes = tuple(x.shape[2:])
     geo = [_pool_geometry(L, k, s, p, 1, ceil_mode) for L, k, s, p in zip(sizes, ks, st, pd)]
@@ -192,15 +179,24 @@ def _adaptive_tables(sizes, outs):
     return tables, masks
 
 
-def _adaptive_out(output_size, sizes, n):
-    outs = _tuple(output_size, n)
-    return tuple(L if o is None else int(o) for o, L in zip(outs, sizes))
+def _empty_pool(input, x, outs, n, return_indices):
+    """The empty result of a zero output size, still attached to the input's graph (MindSpore's
+    kernels refuse empty windows)."""
+    from .._ops.creation import zeros
+    out = P.add(zeros(*x.shape[:2], *outs, dtype=x.dtype), P.mul(x.sum(), 0))
+    idx = zeros(*x.shape[:2], *outs, dtype=D.int64) if return_indices else None
+    if input.ndim == n + 1:
+        out = out.squeeze(0)
+        idx = idx.squeeze(0) if return_indices else None
+    return (out, idx) if return_indices else out
 
 
 def _adaptive_max(input, output_size, return_indices, n, name):
+    outs = check_adaptive(name, input, n, output_size)
     x = _batched(input, n, name)
     sizes = tuple(x.shape[2:])
-    outs = _adaptive_out(output_size, sizes, n)
+    if 0 in outs:
+        return _empty_pool(input, x, outs, n, return_indices)
     tables, _ = _adaptive_tables(sizes, outs)
     return _window_max(input, n, x, tables, tables, sizes, return_indices)
 
@@ -228,9 +224,11 @@ def adaptive_avg_pool3d(input, output_size):
 def adaptive_avg_nd(input, output_size, n, name):
     """Adaptive average pooling over the last ``n`` dims: each bin's elements gathered, then a
     weighted sum (weights ``1 / bin size``, 0 on the padding of short bins)."""
+    outs = check_adaptive(name, input, n, output_size)
     x = _batched(input, n, name)
     sizes = tuple(x.shape[2:])
-    outs = _adaptive_out(output_size, sizes, n)
+    if 0 in outs:
+        return _empty_pool(input, x, outs, n, False)
     tables, masks = _adaptive_tables(sizes, outs)
     w = np.ones([1, 1] + [t.shape[0] for t in tables] + [t.shape[1] for t in tables])
     for i, m in enumerate(masks):
@@ -245,7 +243,9 @@ def adaptive_avg_nd(input, output_size, n, name):
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """msnb implementation of ``torch.nn.functional.lp_pool3d``: ``(sum x^p)^(1/p)`` per window."""
-    ks = _tuple(kernel_size, 3)
+    # PyTorch unpacks a kernel tuple in Python: one of another length is its ValueError
+    kd, kh, kw = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * 3
+    ks = check_pool("lp_pool3d", input, 3, (kd, kh, kw), stride, 0, 1, ceil_mode)[0]
     out = avg_pool3d(P.pow(input, norm_type), ks, stride, 0, ceil_mode)
     area = ks[0] * ks[1] * ks[2]
     return P.pow(P.mul(P.mul(P.sign(out), _F().relu(P.abs(out))), area), 1.0 / norm_type)

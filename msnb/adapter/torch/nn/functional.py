@@ -28,6 +28,7 @@ from .._ops import conv as _conv
 from .._ops import sampling as _sampling
 from .._ops.random import _feedable, gen as _gen
 from ..autograd.grad_mode import no_grad
+from ._pool_check import check_adaptive, check_pool
 
 __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
@@ -131,6 +132,12 @@ def linear(input, weight, bias=None):
         rows = input.numel() // max(input.shape[-1], 1) if input.ndim > 1 else 1
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
                            f"{weight.shape[1]}x{weight.shape[0]})")
+    if bias is not None and bias.ndim == 1 and bias.shape[0] not in (1, weight.shape[0]):
+        # MindSpore's dense kernel would accept it and fail at the next op (asynchronously)
+        raise RuntimeError(f"The expanded size of the tensor ({weight.shape[0]}) must match the existing size "
+                           f"({bias.shape[0]}) at non-singleton dimension 1: linear's bias has the wrong length")
+    if bias is not None and bias.ndim == 1 and bias.shape[0] != weight.shape[0]:
+        bias = bias.expand(weight.shape[0])  # a one-element bias broadcasts (its gradient sums back)
     out = wrap(K.dense(input, weight, bias))
     if needs_grad(input, weight, bias):
         O, In = weight.shape
@@ -173,15 +180,38 @@ def _conv_pads(padding, n, weight, dilation, stride):
         if padding == "valid":
             return [(0, 0)] * n
         if padding != "same":
-            raise ValueError(f"Invalid padding string '{padding}', should be one of ('valid', 'same')")
+            raise RuntimeError(f"Invalid padding string: '{padding}', should be one of ('valid', 'same')")
         if any(s != 1 for s in stride):
-            raise ValueError("padding='same' is not supported for strided convolutions")
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
         pads = []
         for d in range(n):
             total = dilation[d] * (weight.shape[2 + d] - 1)
             pads.append((total // 2, total - total // 2))
         return pads
     return [(p, p) for p in _ntuple(padding, n)]
+
+
+def _check_conv_args(weight, bias, stride, padding, dilation, groups, n, input=None, what="bias"):
+    """PyTorch's argument checks of a (transposed) convolution, made before MindSpore sees the
+    call (its own errors are ValueErrors, or none: a zero dilation ran)."""
+    if weight.ndim != n + 2:
+        raise RuntimeError(f"conv{n}d: expected a {n + 2}-dimensional weight, but got weight of size "
+                           f"{list(weight.shape)}")
+    if any(s <= 0 for s in _ntuple(stride, n)):
+        raise RuntimeError("non-positive stride is not supported")
+    if not isinstance(padding, str) and any(p < 0 for p in _ntuple(padding, n)):
+        raise RuntimeError("negative padding is not supported")
+    if any(d <= 0 for d in _ntuple(dilation, n)):
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(_ntuple(dilation, n))}")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if input is not None and bias is not None and bias.dtype != input.dtype:
+        raise RuntimeError(f"Input type ({input.dtype}) and bias type ({bias.dtype}) should be the same")
+    if input is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"Input type ({input.dtype}) and weight type ({weight.dtype}) should be the same")
+    if bias is not None and what == "bias" and (bias.ndim != 1 or bias.shape[0] != weight.shape[0]):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
+                           f"{weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead")
 
 
 def _check_conv_input(input, weight, n, groups):
@@ -212,6 +242,7 @@ def _conv_on_windows(input, weight, bias, st, pads, dl, groups, n):
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """msnb implementation of ``torch.nn.functional.conv2d``."""
+    _check_conv_args(weight, bias, stride, padding, dilation, groups, 2, input)
     _check_conv_input(input, weight, 2, groups)
     st, dl = _pair(stride), _pair(dilation)
     pads = _conv_pads(padding, 2, weight, dl, st)
@@ -230,6 +261,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """msnb implementation of ``torch.nn.functional.conv1d`` (a conv2d of height 1)."""
+    _check_conv_args(weight, bias, stride, padding, dilation, groups, 1, input)
     _check_conv_input(input, weight, 1, groups)
     dl, st = _pair(dilation, 1), _pair(stride, 1)
     (p0, p1), = _conv_pads(padding, 1, weight, dl, st)
@@ -243,6 +275,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """msnb implementation of ``torch.nn.functional.conv3d``."""
+    _check_conv_args(weight, bias, stride, padding, dilation, groups, 3, input)
     _check_conv_input(input, weight, 3, groups)
     st, dl = _ntuple(stride, 3), _ntuple(dilation, 3)
     pads = _conv_pads(padding, 3, weight, dl, st)
@@ -275,6 +308,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if input.ndim not in (3, 4):
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input "
                            f"of size: {list(input.shape)}")
+    _check_conv_args(weight, None, stride, padding, dilation, groups, 2)
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != weight.shape[1] * groups):
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
+                           f"1-dimensional with {weight.shape[1] * groups} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
     st, pd, op, dl = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
     for o, s, d in zip(op, st, dl):
         if o >= s and o >= d:
@@ -307,20 +345,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 # --- pooling ----------------------------------------------------------------------------
 
-def _pool_stride(stride, ks, n):
-    return _ntuple(stride, n) if stride is not None and stride != [] and stride != () else ks
-
-
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """msnb implementation of ``torch.nn.functional.max_pool2d``: one MindSpore kernel
     that also returns the argmax indices (PyTorch's flat ``h * W + w``); backward
     scatters the gradient to those indices."""
-    ks = _pair(kernel_size)
-    st, pd, dl = _pool_stride(stride, ks, 2), _pair(padding), _pair(dilation)
-    for p, k in zip(pd, ks):
-        if p > k // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
-                               f"kernel_size={k} and dilation={dl[0]}")
+    ks, st, pd, dl, _ = check_pool("max_pool2d", input, 2, kernel_size, stride, padding, dilation, ceil_mode)
     x = input if input.ndim == 4 else input.unsqueeze(0)
     o, i = K.max_pool2d(x, ks, st, pd, dl, True, ceil_mode)
     out, idx = wrap(o), wrap(i)
@@ -339,10 +368,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """msnb implementation of ``torch.nn.functional.max_pool1d`` (a height-1 max_pool2d)."""
-    ks = _pair(kernel_size, 1)
-    st = _pool_stride(stride, ks, 1)
-    res = max_pool2d(input.unsqueeze(-2), (1, ks[0]), (1, st[0]), (0, _pair(padding, 1)[0]),
-                     (1, _pair(dilation, 1)[0]), ceil_mode, return_indices)
+    ks, st, pd, dl, _ = check_pool("max_pool1d", input, 1, kernel_size, stride, padding, dilation, ceil_mode)
+    res = max_pool2d(input.unsqueeze(-2), (1, ks[0]), (1, st[0]), (0, pd[0]), (1, dl[0]), ceil_mode,
+                     return_indices)
     if return_indices:
         return res[0].squeeze(-2), res[1].squeeze(-2)
     return res.squeeze(-2)
@@ -351,12 +379,12 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """msnb implementation of ``torch.nn.functional.avg_pool2d``."""
-    if input.dtype not in (D.float16, D.float32):  # MindSpore's backward kernel takes only these
+    ks, st, pd, _, _ = check_pool("avg_pool2d", input, 2, kernel_size, stride, padding, 1, ceil_mode,
+                                  divisor_override)
+    if input.dtype not in (D.float16, D.float32) or input.numel() == 0:
+        # MindSpore's backward kernel takes only these dtypes, and its kernel refuses an empty batch
         from ._functional_nd import avg_pool_nd
-        return avg_pool_nd(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                           divisor_override, "avg_pool2d")
-    ks = _pair(kernel_size)
-    st, pd = _pool_stride(stride, ks, 2), _pair(padding)
+        return avg_pool_nd(input, 2, ks, st, pd, ceil_mode, count_include_pad, divisor_override, "avg_pool2d")
     pd = (pd[0], pd[0], pd[1], pd[1])
     x = input if input.ndim == 4 else input.unsqueeze(0)
     # with a divisor_override, count_include_pad changes nothing forward, but MindSpore's
@@ -369,18 +397,18 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """msnb implementation of ``torch.nn.functional.avg_pool1d`` (a height-1 avg_pool2d)."""
-    ks = _pair(kernel_size, 1)
-    st = _pool_stride(stride, ks, 1)
-    return avg_pool2d(input.unsqueeze(-2), (1, ks[0]), (1, st[0]), (0, _pair(padding, 1)[0]), ceil_mode,
+    ks, st, pd, _, _ = check_pool("avg_pool1d", input, 1, kernel_size, stride, padding, 1, ceil_mode)
+    return avg_pool2d(input.unsqueeze(-2), (1, ks[0]), (1, st[0]), (0, pd[0]), ceil_mode,
                       count_include_pad).squeeze(-2)
 
 
 def adaptive_avg_pool2d(input, output_size):
     """msnb implementation of ``torch.nn.functional.adaptive_avg_pool2d`` (PyTorch's bin edges)."""
-    oh, ow = _pair(output_size)
+    oh, ow = check_adaptive("adaptive_avg_pool2d", input, 2, output_size)
     H, W = input.shape[-2], input.shape[-1]
-    oh = H if oh is None else oh
-    ow = W if ow is None else ow
+    if oh == 0 or ow == 0:  # an empty result (PyTorch allows a zero output size): the bin-table path
+        from ._functional_nd import adaptive_avg_nd
+        return adaptive_avg_nd(input, (oh, ow), 2, "adaptive_avg_pool2d")
     if H % oh == 0 and W % ow == 0:
         x = input.reshape(*input.shape[:-2], oh, H // oh, ow, W // ow)
         return x.mean(dim=(-3, -1))
@@ -477,12 +505,23 @@ def selu(input, inplace=False):
 
 
 def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     out = P.where(P.gt(input, 0), input, P.mul(P.expm1(P.div(P.clamp(input, max=0.0), alpha)), alpha))
     return _maybe_inplace(input, out, inplace)
 
 
 def prelu(input, weight):
     """msnb implementation of ``torch.nn.functional.prelu`` (``weight`` per channel, dim 1)."""
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    channels = 1 if input.ndim < 2 else input.shape[1]
+    if weight.numel() != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        if weight.numel() != channels:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {channels}.")
     w = weight
     if weight.numel() == 1 and input.ndim == 0:
         w = weight.reshape(())
@@ -548,11 +587,16 @@ def hardshrink(input, lambd=0.5):
 
 
 def softshrink(input, lambd=0.5):
+    """msnb implementation of ``torch.nn.functional.softshrink`` (a negative ``lambd`` is PyTorch's error)."""
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be in range [0, inf) for input dtype {input.dtype}, but found {lambd}")
     return P.where(P.gt(input, lambd), P.sub(input, lambd), P.where(P.lt(input, -lambd), P.add(input, lambd), 0.0))
 
 
 @_grad_fn_name("GluBackward0")
 def glu(input, dim=-1):
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
     if input.shape[dim] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.ndim} is size "
                            f"{input.shape[dim]}")
@@ -774,6 +818,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0]}).")
     C = input.shape[1]
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_dtype_name(input.dtype)} but found {_dtype_name(weight.dtype)}")
+    if input.ndim > 2 and tuple(target.shape) != (input.shape[0], *input.shape[2:]):
+        raise RuntimeError(f"Expected target size {[input.shape[0], *input.shape[2:]]}, got {list(target.shape)}")
     if input.ndim > 2:  # (N, C, d1, ...) -> (N*d, C)
         perm = [0] + list(range(2, input.ndim)) + [1]
         input = input.permute(*perm).reshape(-1, C)
@@ -781,7 +829,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     tgt = cast(target, D.int64)
     valid = P.ne(tgt, ignore_index)
     safe = P.where(valid, tgt, 0)
-    picked = P.neg(input.gather(1, safe.unsqueeze(1)).squeeze(1))
+    try:
+        picked = P.neg(input.gather(1, safe.unsqueeze(1)).squeeze(1))
+    except RuntimeError as e:  # gather's bounds check: a class index outside [0, C) is PyTorch's IndexError
+        if "out of bounds" not in str(e):
+            raise
+        raise IndexError(f"Target {str(e).split()[1]} is out of bounds.") from None
     w = cast(valid, input.dtype)
     if weight is not None:
         w = P.mul(w, weight.index_select(0, safe))
@@ -804,6 +857,14 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     class_dim = 0 if input.ndim == 1 else 1
     logp = log_softmax(input, class_dim)
     C = input.shape[class_dim]
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != C):
+        raise RuntimeError(f"weight tensor should be defined either for all {C} classes or no classes but got "
+                           f"weight tensor of shape: {list(weight.shape)}")
+    if not target.dtype.is_floating_point and tuple(target.shape) == tuple(input.shape) and input.ndim > 0:
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                           f"{_dtype_name(target.dtype)}")
+    if target.dtype.is_floating_point and ignore_index != -100:
+        raise RuntimeError("ignore_index is not supported for floating point target")
     if target.dtype.is_floating_point:  # probabilities
         if tuple(target.shape) != tuple(input.shape):
             raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
@@ -875,6 +936,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """msnb implementation of ``torch.nn.functional.smooth_l1_loss``."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     d = P.abs(P.sub(input, target))
     if beta == 0:
         return _reduce(d, reduction)
@@ -885,6 +948,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 @_grad_fn_name("HuberLossBackward0")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """msnb implementation of ``torch.nn.functional.huber_loss``."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     d = P.abs(P.sub(input, target))
     loss = P.where(P.lt(d, delta), P.mul(P.mul(d, d), 0.5), P.mul(P.sub(d, 0.5 * delta), delta))
     if weight is not None:
@@ -940,6 +1005,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-05):
     """msnb implementation of ``torch.nn.functional.batch_norm`` (updates running stats in place)."""
+    if training and eps <= 0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     dims = [0] + list(range(2, input.ndim))
     shape = [1, -1] + [1] * (input.ndim - 2)
     if training:
@@ -968,9 +1037,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """msnb implementation of ``torch.nn.functional.layer_norm``."""
     ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if tuple(input.shape[input.ndim - len(ns):]) != ns:
-        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [*, "
-                           f"{', '.join(map(str, ns))}], but got input of size{list(input.shape)}")
+    _check_normalized_shape(input, ns, weight)
     dims = tuple(range(input.ndim - len(ns), input.ndim))
     mean = input.mean(dim=dims, keepdim=True)
     var = Rd.var(input, dims, keepdim=True, correction=0)
@@ -982,9 +1049,24 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     return out
 
 
+def _check_normalized_shape(input, ns, weight):
+    """PyTorch's checks of a normalization's ``normalized_shape``: not empty, the input's trailing
+    dims, and the weight's shape."""
+    if len(ns) == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+                           "one element, but got normalized_shape = []")
+    if weight is not None and tuple(weight.shape) != tuple(ns):
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight.shape)} and normalized_shape = {list(ns)}")
+    if input.ndim < len(ns) or tuple(input.shape[input.ndim - len(ns):]) != tuple(ns):
+        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [*, "
+                           f"{', '.join(str(v) for v in ns)}], but got input of size {list(input.shape)}")
+
+
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """msnb implementation of ``torch.nn.functional.rms_norm`` (eps defaults to the dtype's eps)."""
     ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    _check_normalized_shape(input, ns, weight)
     dims = tuple(range(input.ndim - len(ns), input.ndim))
     if eps is None:
         eps = float(np.finfo(input.dtype.numpy).eps)
@@ -994,6 +1076,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """msnb implementation of ``torch.nn.functional.group_norm``."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     N, C = input.shape[0], input.shape[1]
     if C % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
@@ -1018,6 +1102,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     """msnb implementation of ``torch.nn.functional.embedding`` (no gradient reaches the
     ``padding_idx`` row; ``max_norm`` renormalises the looked-up rows of ``weight`` in place, as
     PyTorch does; ``scale_grad_by_freq`` divides each row's gradient by its count in ``input``)."""
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if input.dtype not in (D.int64, D.int32):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding)")
     idx = cast(input, D.int64)
     I.check_in_bounds(idx, weight.shape[0], 0, IndexError)
     if max_norm is not None:
@@ -1122,6 +1211,10 @@ def pad(input, pad, mode="constant", value=None):
             x = S.cat(parts, d) if len(parts) > 1 else core
         return name_node(x, "ConstantPadNdBackward0", input)
     if mode in ("reflect", "replicate", "circular"):
+        k = len(pad) // 2
+        if input.ndim not in (k + 1, k + 2):
+            raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor "
+                                      f"(mode='{mode}' pads the last k dims of a (k+1)D or (k+2)D input)")
         from ._functional_nd import pad_by_index
         out = pad_by_index(input, pad, mode)
         k = len(pad) // 2
@@ -1132,6 +1225,7 @@ def pad(input, pad, mode="constant", value=None):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """msnb implementation of ``torch.nn.functional.normalize``."""
+    _core.wrap_dim(dim, input.ndim)  # an out-of-range dim is PyTorch's IndexError
     n = P.clamp(Rd.norm(input, p, dim, keepdim=True), min=eps)
     return P.div(input, n)
 
@@ -1155,6 +1249,9 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def pixel_shuffle(input, upscale_factor):
     """msnb implementation of ``torch.nn.functional.pixel_shuffle``."""
     r = upscale_factor
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.ndim} dimension(s)")
     *lead, C, H, W = input.shape
     if C % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "

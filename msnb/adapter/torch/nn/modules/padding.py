@@ -19,6 +19,9 @@ class _PadNd(Module):
         self.value = value
 
     def forward(self, input):
+        if self.mode == "circular" and input.ndim not in (self.dims + 1, self.dims + 2):
+            # PyTorch's circular padding modules check the rank themselves (a ValueError)
+            raise ValueError(f"expected {self.dims + 1}D or {self.dims + 2}D input (got {input.ndim}D input)")
         if self.mode == "constant":
             return F.pad(input, self.padding, "constant", self.value)
         return F.pad(input, self.padding, self.mode)

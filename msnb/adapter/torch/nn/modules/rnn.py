@@ -153,6 +153,15 @@ def _lstm_loop_vjp(inputs, reverse, grads):
     return tuple(result)
 
 
+def _check_rnn_types(**args):
+    """PyTorch's type checks of a recurrent layer's arguments: ``bias`` and ``batch_first`` are
+    bools, the sizes ints (``bias=0`` or ``hidden_size=5.0`` is a TypeError, not a silent cast)."""
+    for name, value in args.items():
+        want = bool if name in ("bias", "batch_first") else int
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            raise TypeError(f"{name} should be of type {want.__name__}, got: {type(value).__name__}")
+
+
 class RNNBase(Module):
     """msnb implementation of ``torch.nn.RNNBase``: parameters, init, ``extra_repr``
     and the multi-layer, bidirectional time loop shared by RNN, LSTM and GRU."""
@@ -167,8 +176,11 @@ class RNNBase(Module):
             warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
                           f"expects num_layers greater than 1, but got dropout={dropout} and "
                           f"num_layers={num_layers}", stacklevel=2)
-        if not isinstance(hidden_size, int) or hidden_size <= 0:
-            raise ValueError("hidden_size must be an integer greater than zero")
+        _check_rnn_types(input_size=input_size, hidden_size=hidden_size, bias=bias, batch_first=batch_first)
+        if input_size <= 0:
+            raise ValueError("input_size must be greater than zero")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
         if proj_size < 0:
@@ -274,6 +286,10 @@ class RNNBase(Module):
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.shape[-1]}")
+        w = getattr(self, self._flat_weights_names[0])
+        if input.dtype != w.dtype and not _amp.is_autocast_enabled():
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). Convert "
+                             f"input: input.to({w.dtype}), or convert model: model.to({input.dtype})")
 
     def _forward(self, input, hx, cx):
         if hasattr(input, "batch_sizes"):  # a PackedSequence: the padded batch, states frozen past each end
@@ -420,11 +436,25 @@ class RNNCellBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def _check_hidden(self, input, hx, name):
+        """A state of the wrong width or batch is PyTorch's RuntimeError (MindSpore's would be a
+        ValueError from splitting the gates)."""
+        if input.ndim == 2 and input.shape[0] != hx.shape[0]:
+            raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match {name} batch size {hx.shape[0]}")
+        if hx.shape[-1] != self.hidden_size:
+            raise RuntimeError(f"{name} has inconsistent hidden_size: got {hx.shape[-1]}, expected {self.hidden_size}")
+
     def _prepare(self, input, hx):
         if input.ndim not in (1, 2):
             raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.ndim}D instead")
+        if hx is not None and hx.ndim not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected hidden to be 1D or 2D, got {hx.ndim}D instead")
         if hx is not None and hx.ndim != input.ndim:
             raise ValueError(f"{type(self).__name__}: Expected hidden to be {input.ndim}D, got {hx.ndim}D instead")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} expected {self.input_size}")
+        if hx is not None:
+            self._check_hidden(input, hx, "hidden0")
         batched = input.ndim == 2
         x = input if batched else input.unsqueeze(0)
         if hx is None:
@@ -461,6 +491,7 @@ class LSTMCell(RNNCellBase):
         if hx is None:
             c = zeros(x.shape[0], self.hidden_size, dtype=x.dtype)
         else:
+            self._check_hidden(input, hx[1], "hidden1")
             c = hx[1] if batched else hx[1].unsqueeze(0)
         h, c = _lstm_step(F.linear(x, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh, None)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))

@@ -20,6 +20,9 @@ class Embedding(Module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
         super().__init__()
+        if _weight is None and (num_embeddings < 0 or embedding_dim < 0):
+            raise RuntimeError(f"Trying to create tensor with negative dimension "
+                               f"{min(num_embeddings, embedding_dim)}: [{num_embeddings}, {embedding_dim}]")
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         if padding_idx is not None:
             if padding_idx > 0:
