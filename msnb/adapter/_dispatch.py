@@ -17,9 +17,9 @@ import functools
 
 from . import _host as host
 from . import _tuning
-from ._ms import device_target, lstm_prims, ms, plain_args, primitive_kernel, trace_open
+from ._ms import adapted, device_target, lstm_prims, ms, plain_args, primitive_kernel, trace_open
 
-__all__ = ["K", "select", "TABLE", "set_kernel_hook", "FUSED_LSTM_TARGETS"]
+__all__ = ["K", "KA", "select", "TABLE", "set_kernel_hook", "FUSED_LSTM_TARGETS"]
 
 ops = ms.ops
 mint = ms.mint
@@ -444,12 +444,22 @@ TABLE.update({f"poly_{k}": (host.orthogonal_polynomial(k), None) for k in (
 
 
 class _Kernels:
-    """Attribute bag: ``K.add`` is the kernel for the current device."""
+    """Attribute bag: ``K.add`` is the kernel for the current device.  Every kernel set on
+    ``K`` (by :func:`select`, a profiler hook, a test's monkeypatch) also sets ``KA``'s
+    entry of that name: the same kernel with its plain result re-classed as an adapter
+    tensor (``_ms.adapted``), which the one-step paths of elementwise ops call."""
 
     device = None
 
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if self is K and name != "device" and name not in _NOT_KERNELS and callable(value):
+            object.__setattr__(KA, name, adapted(value))
+
 
 K = _Kernels()
+#: ``KA.add``: ``K.add`` returning an adapter tensor (kept in step with ``K``, see ``_Kernels``)
+KA = _Kernels()
 
 
 #: entries that are not MindSpore kernels called with tensors (plans, primitive classes)
