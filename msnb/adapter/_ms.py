@@ -76,6 +76,9 @@ def plain_args(kernel):
     re-classed.  Only exact adapter tensors are re-classed (a Parameter keeps
     its class).  Not for tensors shared with another Python thread while a
     kernel runs: that thread would see the plain class meanwhile."""
+    own = getattr(kernel, "adapted", None)
+    if own is not None and getattr(own, "_of", None) is kernel:
+        return kernel  # already one (``primitive_kernel``): a second wrapper would only add a Python call
     plain = _MS_TENSOR
 
     def call(*args, **kwargs):
@@ -104,7 +107,30 @@ def plain_args(kernel):
     call.__name__ = getattr(kernel, "__name__", "kernel")
     direct = _pyboost_target(kernel)
     if direct is None:
-        call.adapted = adapted(call)
+        def run(*args):
+            # call() with the result re-classed (see adapted()); one operand without call()'s frame and loop
+            cls = _ADAPTER
+            if len(args) != 1:
+                r = call(*args)
+            else:
+                a, = args
+                if type(a) is cls:
+                    try:
+                        a.__class__ = plain
+                        r = kernel(a)
+                    finally:
+                        a.__class__ = cls
+                else:
+                    try:
+                        r = kernel(a)
+                    except TypeError:
+                        _refuse_sparse(args, call.__name__)
+                        raise
+            if type(r) is plain:
+                r.__class__ = cls
+            return r
+        run.__name__ = call.__name__
+        call.adapted, run._of = run, call
         return call
     fast = _direct_call(call, *direct)
     fast.__wrapped__ = kernel
