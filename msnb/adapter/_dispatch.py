@@ -177,6 +177,8 @@ _relu_k, _select_k, _ne_k = (primitive_kernel(n) for n in ("relu_op", "select_op
 #: ``ops.div`` without a rounding mode is this primitive
 _div_k = primitive_kernel("div_op")
 _add_ext_k = primitive_kernel("add_ext_op")
+#: what ``ops.matmul`` runs, through its PyBoost function (one Python call, not three)
+_matmul_ext_k = primitive_kernel("matmul_ext_op")
 
 
 def _add_alpha_cpu(x, y, alpha=1):
@@ -359,6 +361,8 @@ TABLE = {
     "rsqrt": (ops.rsqrt, mint.rsqrt), "abs": (ops.abs, mint.abs), "sign": (ops.sign, mint.sign),
     "sin": (ops.sin, mint.sin), "cos": (ops.cos, mint.cos), "tan": (ops.tan, None),
     "tanh": (_tanh_cpu, mint.tanh), "sigmoid": (ops.sigmoid, mint.sigmoid),
+    # ``matmul`` for operands whose inner dimension is known not to be 0 (no zero-size guard)
+    "matmul_nonempty": (_matmul_ext_k, mint.matmul),
     "relu": (_relu_cpu, mint.nn.functional.relu), "relu_float": (_relu_float_cpu, mint.nn.functional.relu),
     "floor": (ops.floor, mint.floor),
     "ceil": (ops.ceil, mint.ceil), "round": (ops.round, mint.round), "trunc": (ops.trunc, None),

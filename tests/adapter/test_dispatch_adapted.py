@@ -85,3 +85,39 @@ def test_operators_on_the_one_step_path_match_pytorch(dtype):
         got, want = f(torch.tensor(a), torch.tensor(b)), f(real.tensor(a), real.tensor(b))
         assert str(got.dtype) == str(want.dtype)
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-3 if dtype == "float16" else 1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_matmul_on_the_one_step_path_matches_pytorch(dtype):
+    a = np.arange(6, dtype=dtype).reshape(2, 3) - 2
+    b = np.arange(12, dtype=dtype).reshape(3, 4) / 4
+    x, y = torch.tensor(a), torch.tensor(b)
+    x.dtype, y.dtype  # recorded from here on, as every op result's is
+    with kernel_names() as names:
+        got = x @ y
+    want = real.tensor(a) @ real.tensor(b)
+    assert names == ["matmul_nonempty"]
+    assert str(got.dtype) == str(want.dtype) and tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-3)
+
+
+def test_matmul_leaves_the_one_step_path_where_pytorch_does_more():
+    x, y = torch.ones(2, 3), torch.ones(3, 2)
+    x.dtype, y.dtype
+    with kernel_names() as names:  # an autocast region casts first
+        with torch.autocast("cpu", dtype=torch.float16):
+            got = x @ y
+    with real.autocast("cpu", dtype=real.float16):
+        want = real.ones(2, 3) @ real.ones(3, 2)
+    assert names[-1] == "matmul" and str(got.dtype) == str(want.dtype)
+    empty = torch.ones(2, 0) @ torch.ones(0, 3)  # zeros, as PyTorch (MindSpore leaves memory uninitialised)
+    np.testing.assert_array_equal(empty.numpy(), (real.ones(2, 0) @ real.ones(0, 3)).numpy())
+    w = torch.ones(2, 3, requires_grad=True)
+    out = w @ y
+    assert out.grad_fn.name() == (real.ones(2, 3, requires_grad=True) @ real.ones(3, 2)).grad_fn.name()
+    out.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), np.full((2, 3), 2.0))
+    with pytest.raises(RuntimeError):  # shapes that do not multiply: PyTorch's error type
+        x @ torch.ones(2, 2)
+    with pytest.raises(RuntimeError):
+        real.ones(2, 3) @ real.ones(2, 2)
