@@ -17,9 +17,9 @@ import functools
 
 from . import _host as host
 from . import _tuning
-from ._ms import device_target, lstm_prims, ms, plain_args, primitive_kernel, trace_open
+from ._ms import adapted, device_target, lstm_prims, ms, plain_args, primitive_kernel, trace_open
 
-__all__ = ["K", "select", "TABLE", "set_kernel_hook", "FUSED_LSTM_TARGETS"]
+__all__ = ["K", "KA", "select", "TABLE", "set_kernel_hook", "FUSED_LSTM_TARGETS"]
 
 ops = ms.ops
 mint = ms.mint
@@ -177,6 +177,8 @@ _relu_k, _select_k, _ne_k = (primitive_kernel(n) for n in ("relu_op", "select_op
 #: ``ops.div`` without a rounding mode is this primitive
 _div_k = primitive_kernel("div_op")
 _add_ext_k = primitive_kernel("add_ext_op")
+#: what ``ops.matmul`` runs, through its PyBoost function (one Python call, not three)
+_matmul_ext_k = primitive_kernel("matmul_ext_op")
 
 
 def _add_alpha_cpu(x, y, alpha=1):
@@ -201,6 +203,13 @@ def _relu_cpu(x):
     if d in _RELU_NAN:
         return _select_k(_ne_k(x, x) if d in _NE_FLOATS else ops.isnan(x), x, y)
     return y
+
+
+def _relu_float_cpu(x):
+    """:func:`_relu_cpu` for a float16/float32/float64 ``x`` (the caller knows its dtype): no
+    read of ``x``'s dtype from MindSpore (~0.3 us here), which the one-step path of
+    ``Tensor.relu`` has recorded already."""
+    return _select_k(_ne_k(x, x), x, _relu_k(x))
 
 
 def _softmax_cpu(x, axis):
@@ -352,7 +361,10 @@ TABLE = {
     "rsqrt": (ops.rsqrt, mint.rsqrt), "abs": (ops.abs, mint.abs), "sign": (ops.sign, mint.sign),
     "sin": (ops.sin, mint.sin), "cos": (ops.cos, mint.cos), "tan": (ops.tan, None),
     "tanh": (_tanh_cpu, mint.tanh), "sigmoid": (ops.sigmoid, mint.sigmoid),
-    "relu": (_relu_cpu, mint.nn.functional.relu), "floor": (ops.floor, mint.floor),
+    # ``matmul`` for operands whose inner dimension is known not to be 0 (no zero-size guard)
+    "matmul_nonempty": (_matmul_ext_k, mint.matmul),
+    "relu": (_relu_cpu, mint.nn.functional.relu), "relu_float": (_relu_float_cpu, mint.nn.functional.relu),
+    "floor": (ops.floor, mint.floor),
     "ceil": (ops.ceil, mint.ceil), "round": (ops.round, mint.round), "trunc": (ops.trunc, None),
     "reciprocal": (ops.reciprocal, mint.reciprocal), "erf": (ops.erf, mint.erf),
     "log1p": (ops.log1p, mint.log1p), "expm1": (ops.expm1, mint.expm1),
@@ -444,12 +456,22 @@ TABLE.update({f"poly_{k}": (host.orthogonal_polynomial(k), None) for k in (
 
 
 class _Kernels:
-    """Attribute bag: ``K.add`` is the kernel for the current device."""
+    """Attribute bag: ``K.add`` is the kernel for the current device.  Every kernel set on
+    ``K`` (by :func:`select`, a profiler hook, a test's monkeypatch) also sets ``KA``'s
+    entry of that name: the same kernel with its plain result re-classed as an adapter
+    tensor (``_ms.adapted``), which the one-step paths of elementwise ops call."""
 
     device = None
 
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if self is K and name != "device" and name not in _NOT_KERNELS and callable(value):
+            object.__setattr__(KA, name, adapted(value))
+
 
 K = _Kernels()
+#: ``KA.add``: ``K.add`` returning an adapter tensor (kept in step with ``K``, see ``_Kernels``)
+KA = _Kernels()
 
 
 #: entries that are not MindSpore kernels called with tensors (plans, primitive classes)

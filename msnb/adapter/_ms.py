@@ -28,7 +28,7 @@ from mindspore._c_expression import TensorPy as _TensorPy  # noqa: E402
 
 __all__ = ["ms", "TensorPy", "set_data", "device_target", "MS_VERSION", "conv2d_prims", "trace_begin",
            "trace_end", "trace_run", "lstm_prims", "trace_pass", "trace_abandon", "trace_open", "trace_reset",
-           "untraced", "plain_args", "primitive_kernel", "set_adapter_class", "alias_host", "wait_all", "SHARED"]
+           "untraced", "plain_args", "adapted", "primitive_kernel", "set_adapter_class", "alias_host", "wait_all", "SHARED"]
 
 TensorPy = _TensorPy
 MS_VERSION = ms.__version__
@@ -76,6 +76,9 @@ def plain_args(kernel):
     re-classed.  Only exact adapter tensors are re-classed (a Parameter keeps
     its class).  Not for tensors shared with another Python thread while a
     kernel runs: that thread would see the plain class meanwhile."""
+    own = getattr(kernel, "adapted", None)
+    if own is not None and getattr(own, "_of", None) is kernel:
+        return kernel  # already one (``primitive_kernel``): a second wrapper would only add a Python call
     plain = _MS_TENSOR
 
     def call(*args, **kwargs):
@@ -104,11 +107,56 @@ def plain_args(kernel):
     call.__name__ = getattr(kernel, "__name__", "kernel")
     direct = _pyboost_target(kernel)
     if direct is None:
+        def run(*args):
+            # call() with the result re-classed (see adapted()); one operand without call()'s frame and loop
+            cls = _ADAPTER
+            if len(args) != 1:
+                r = call(*args)
+            else:
+                a, = args
+                if type(a) is cls:
+                    try:
+                        a.__class__ = plain
+                        r = kernel(a)
+                    finally:
+                        a.__class__ = cls
+                else:
+                    try:
+                        r = kernel(a)
+                    except TypeError:
+                        _refuse_sparse(args, call.__name__)
+                        raise
+            if type(r) is plain:
+                r.__class__ = cls
+            return r
+        run.__name__ = call.__name__
+        call.adapted, run._of = run, call
         return call
     fast = _direct_call(call, *direct)
     fast.__wrapped__ = kernel
     fast.__name__ = call.__name__
     return fast
+
+
+def adapted(kernel):
+    """``kernel`` (a :func:`plain_args` kernel, or one a profiler hook wraps) whose plain
+    ``mindspore.Tensor`` result comes back re-classed as an adapter tensor (any other
+    result as it is: the caller's ``wrap`` handles it).  The direct PyBoost kernels carry a
+    faster one of their own as ``kernel.adapted`` (positional operands only, no Python
+    frame between the op and the kernel); this is what the others get."""
+    own = getattr(kernel, "adapted", None)
+    if own is not None and getattr(own, "_of", None) is kernel:  # (not one a functools.wraps copied)
+        return own
+    plain = _MS_TENSOR
+
+    def run(*args):
+        r = kernel(*args)
+        if type(r) is plain:
+            r.__class__ = _ADAPTER
+        return r
+    run.__name__ = getattr(kernel, "__name__", "kernel")
+    run.__wrapped__ = run._of = kernel
+    return run
 
 
 def primitive_kernel(name: str):
@@ -191,6 +239,28 @@ def _direct_call(slow, pyboost, prim, n):
                 return pyboost(prim, [a])
             finally:
                 a.__class__ = cls
+
+        def run(a):
+            # fast() for exactly one positional operand, the result re-classed (see adapted())
+            cls = _ADAPTER
+            if jc._jit_context is not None:
+                r = slow(a)
+            elif type(a) is cls:
+                try:
+                    a.__class__ = plain
+                    r = pyboost(prim, [a])
+                finally:
+                    a.__class__ = cls
+            else:
+                try:
+                    r = pyboost(prim, [a])
+                except TypeError:
+                    _refuse_sparse((a,), slow.__name__)
+                    raise
+            if type(r) is plain:
+                r.__class__ = cls
+            return r
+        fast.adapted, run._of = run, fast
         return fast
 
     if n == 3:
@@ -205,6 +275,7 @@ def _direct_call(slow, pyboost, prim, n):
                     _refuse_sparse(args, slow.__name__)
                     raise
             return slow(*args)
+        fast.adapted = adapted(fast)
         return fast
 
     def fast(*args, **kwargs):
@@ -230,6 +301,33 @@ def _direct_call(slow, pyboost, prim, n):
                 a.__class__ = cls
             if sb:
                 b.__class__ = cls
+
+    def run(a, b):
+        # fast() for exactly two positional operands, the result re-classed (see adapted())
+        cls = _ADAPTER
+        if jc._jit_context is not None:
+            r = slow(a, b)
+        else:
+            sa = type(a) is cls
+            sb = type(b) is cls and b is not a
+            try:
+                if sa:
+                    a.__class__ = plain
+                if sb:
+                    b.__class__ = plain
+                r = pyboost(prim, [a, b])
+            except TypeError:
+                _refuse_sparse((a, b), slow.__name__)
+                raise
+            finally:
+                if sa:
+                    a.__class__ = cls
+                if sb:
+                    b.__class__ = cls
+        if type(r) is plain:
+            r.__class__ = cls
+        return r
+    fast.adapted, run._of = run, fast
     return fast
 
 

@@ -77,7 +77,7 @@ def test_an_open_jit_context_gets_the_op_through_the_primitive(monkeypatch):
 
 
 def test_one_step_paths_keep_pytorchs_dtypes_and_autograd():
-    """``_fast2`` / the unary shortcut take only operands needing no promotion and no record."""
+    """``one_step`` / the unary shortcut take only operands needing no promotion and no record."""
     f = torch.tensor([1.0, -2.0])
     d = torch.tensor([0.0, 1.0], dtype=torch.float64)
     i = torch.tensor([3, 4])

@@ -33,13 +33,13 @@ from __future__ import annotations
 import os
 import weakref
 
-from .._dispatch import K
+from .._dispatch import KA, K
 from .._ms import SHARED, TensorPy, ms, set_data
 from . import _dtype as D
 from .autograd.grad_mode import STATE, no_grad
 from .autograd.graph import record
 
-__all__ = ["wrap", "needs_grad", "to_ms_operand", "binary_operands", "inplace", "make_view",
+__all__ = ["wrap", "adopt", "KA", "needs_grad", "to_ms_operand", "binary_operands", "inplace", "make_view",
            "Tensor_", "snapshot", "write_out", "cast", "wrap_fresh", "record", "K", "STATE", "no_grad", "ms",
            "meta", "copy_meta", "shape_of", "read_meta", "CHECK_META"]
 
@@ -57,6 +57,18 @@ def wrap(x):
             x = K.identity(x)
         x.__class__ = Tensor_
     return x
+
+
+def adopt(r, dtype, shape):
+    """``r``, the result of a ``KA`` kernel (plain results come back already re-classed, in
+    the kernel's own frame: see ``_ms.adapted``), as an adapter tensor with ``dtype`` and
+    ``shape`` recorded (:func:`meta`): what the one-step paths of elementwise ops share.
+    Anything else a kernel returns (a Parameter, a subclass) goes through :func:`wrap`."""
+    if type(r) is not Tensor_:
+        r = wrap(r)
+    r._dt = dtype
+    r._sh = shape
+    return r
 
 
 #: compare recorded dtypes/shapes with MindSpore's getters on every read

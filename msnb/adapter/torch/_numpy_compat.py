@@ -42,16 +42,29 @@ def _parameters(fn):
     return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
 
 
-def accepting_numpy_names(fn, name):
+def _self_parameter(fn):
+    """The name of ``fn``'s first positional parameter (``self`` when ``fn`` is a method), or None."""
+    code = getattr(fn, "__code__", None)
+    if code is None or hasattr(fn, "__wrapped__") or not code.co_argcount:
+        return None
+    return code.co_varnames[0]
+
+
+def accepting_numpy_names(fn, name, method=False):
     """``fn`` taking NumPy's spellings of its parameters (``fn`` itself when it has none of them).
 
     A function that forwards ``**kwargs`` gets every spelling translated: what it
-    forwards to refuses a parameter it lacks with a ``TypeError``, as PyTorch does."""
+    forwards to refuses a parameter it lacks with a ``TypeError``, as PyTorch does.
+    As a Tensor method (``method``), ``fn``'s first parameter is ``self``: a spelling of it
+    given by keyword (``x.exp(x=y)``) is a ``TypeError`` with or without the translation (as
+    in PyTorch), so a method whose only spellings are of ``self`` is left as it is -- one
+    Python call less on ``x.exp()`` (benchmarks/op_overhead.py)."""
     if getattr(fn, "_msnb_numpy_names", False) or getattr(fn, "_msnb_unsupported", False):
         return fn
     params = _parameters(fn)
+    own = _self_parameter(fn) if method and params is not None else None
     renames = tuple((alias, canon) for canon, aliases in ALIASES.items()
-                    if params is None or canon in params for alias in aliases)
+                    if (params is None or canon in params) and canon != own for alias in aliases)
     if not renames:
         return fn
 
@@ -85,4 +98,4 @@ def apply_to_tensor(tensor_cls) -> None:
     for name in NATIVE_FUNCTIONS.get("torch.Tensor", ()):
         fn = tensor_cls.__dict__.get(name)
         if callable(fn) and not isinstance(fn, (type, staticmethod, classmethod)):
-            setattr(tensor_cls, name, accepting_numpy_names(fn, name))
+            setattr(tensor_cls, name, accepting_numpy_names(fn, name, method=True))

@@ -909,10 +909,13 @@ def _or_sparse(fn, reflected):
     return op
 
 
-Tensor.__add__ = _or_sparse(P.add, "__radd__")
-Tensor.__sub__ = _or_sparse(P.sub, "__rsub__")
-Tensor.__mul__ = _or_sparse(P.mul, "__rmul__")
-Tensor.__matmul__ = _or_sparse(L.matmul, "__rmatmul__")
+# ``x + y`` tries the one-step path first (two Python frames above the kernel), then the sparse
+# operand's reflected op, then the op's general path
+Tensor.__add__ = P.one_step("add", _or_sparse(P._add, "__radd__"))
+Tensor.__sub__ = P.one_step("sub", _or_sparse(P._sub, "__rsub__"))
+Tensor.__mul__ = P.one_step("mul", _or_sparse(P._mul, "__rmul__"))
+Tensor.__truediv__ = P.one_step("div", P._div, P._F)
+Tensor.__matmul__ = L.one_step_matmul(_or_sparse(L.matmul, "__rmatmul__"))
 for _name, _method in _sparse.DENSE_METHODS.items():  # sparse-only methods on a dense tensor, as in PyTorch
     setattr(Tensor, _name, _method)
 Tensor.__pos__ = lambda self: self

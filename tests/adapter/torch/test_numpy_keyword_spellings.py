@@ -38,6 +38,9 @@ _ACCEPTED = {
     "torch.amax-axis": lambda t: t.amax(_x(t), axis=(0, 1)),
     "torch.softmax-axis": lambda t: t.softmax(_x(t), axis=1),
     "torch.flatten-input": lambda t: t.flatten(x=_x(t)),
+    "torch.exp-x": lambda t: t.exp(x=_x(t)),
+    "torch.relu-a": lambda t: t.relu(a=_x(t)),
+    "Tensor.add-x2": lambda t: _x(t).add(x2=_x(t)),
     "linalg.vector_norm-x-axis": lambda t: t.linalg.vector_norm(x=_x(t), axis=0),
     "special.logsumexp-axis": lambda t: t.special.logsumexp(_x(t), axis=1),
     "fft.fft-axis": lambda t: t.fft.fft(_x(t), axis=0).abs(),
@@ -59,6 +62,9 @@ _REFUSED = {
     "nn.functional.softmax-axis": lambda t: __import__(t.__name__ + ".nn.functional", fromlist=["softmax"]).softmax(
         _x(t), axis=0),
     "Tensor.type-axis": lambda t: _x(t).type(axis=1),
+    # a spelling of self (the method's input) by keyword is a TypeError, translated or not
+    "Tensor.exp-x": lambda t: _x(t).exp(x=_x(t)),
+    "Tensor.neg-input": lambda t: _x(t).neg(input=_x(t)),
 }
 
 
@@ -75,3 +81,12 @@ def test_wrapped_functions_still_pickle_by_reference():
     import msnb.adapter.torch as mt
     for fn in (mt.add, mt.sum, mt.linalg.vector_norm, mt.special.logsumexp, mt.nn.functional.gelu):
         assert pickle.loads(pickle.dumps(fn)) is fn
+
+
+def test_methods_whose_only_spelling_is_of_self_are_not_wrapped():
+    """``x.exp()`` pays no spelling wrapper (one Python call per op: benchmarks/op_overhead.py)."""
+    import msnb.adapter.torch as mt
+    for name in ("exp", "neg", "relu", "abs", "sqrt"):
+        assert not getattr(mt.Tensor.__dict__[name], "_msnb_numpy_names", False), name
+    assert getattr(mt.Tensor.__dict__["add"], "_msnb_numpy_names", False)  # other= has the x2 spelling
+    assert getattr(mt.exp, "_msnb_numpy_names", False)  # torch.exp(x=...) still translates

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
-from .._core import K, needs_grad, record, wrap, write_out
+from .. import _core, _dtype as D
+from .._core import K, adopt, needs_grad, record, wrap, write_out
 from ..autograd.graph import name_node
 from . import pointwise as P
 from .._sparse_coo import SparseCooTensor, sparse_matmul
@@ -271,3 +271,30 @@ for _name in ['matmul', 'mm', 'bmm', 'mv', 'addmm', 'baddbmm', 'dot', 'outer', '
               'addr']:
     globals()[_name] = _autocast_op(_name)(globals()[_name])
 del _name
+
+from ..amp.autocast_mode import _local as _autocast_local  # noqa: E402
+
+
+def one_step_matmul(rest):
+    """``op(a, b)``: ``a @ b`` in one step where it can, else ``rest(a, b)`` (the operator's
+    general path).  One step: two 2-D adapter tensors of one recorded float16/32/64 dtype
+    whose inner dimensions agree and are not 0, no operand that autograd tracks, no
+    autocast region open.  Then :func:`matmul` would check nothing that can fail, cast
+    nothing, record nothing and name no node; the result's dtype and shape are known
+    (recorded) and the kernel is MatMulExt's PyBoost function itself, without the
+    zero-size guard's reads of the shapes from MindSpore (benchmarks/op_overhead.py)."""
+    kernels, state, ok = _core.KA.__dict__, _core.STATE, P._F_T
+
+    def op(a, b):
+        T = _core.Tensor_
+        if type(a) is T and type(b) is T:
+            da = a._dt
+            if type(da) in ok and b._dt is da:
+                sa, sb = a._sh, b._sh
+                if len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0] and sa[1] and not _autocast_local.stack \
+                        and not (state.enabled and (a._grad_fn is not None or a._req_grad or b._grad_fn is not None
+                                                    or b._req_grad)):
+                    return adopt(kernels["matmul_nonempty"](a, b), da, (sa[0], sb[1]))
+        return rest(a, b)
+    op.__name__ = "__matmul__"
+    return op
