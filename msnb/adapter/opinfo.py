@@ -483,10 +483,54 @@ def _replay_op_sample(case, sample, fn):
         if len(routs) != len(mouts):
             raise Mismatch(f"processed: msnb gave {len(mouts)} outputs, torch {len(routs)}")
         where = "processed output"
-    for i, (r, m) in enumerate(zip(routs, mouts)):
-        _compare(r, m, f"{where} {i}", values=values, **tol)
+    try:
+        for i, (r, m) in enumerate(zip(routs, mouts)):
+            _compare(r, m, f"{where} {i}", values=values, **tol)
+    except Mismatch:
+        if not (values and case.dtype == "float32" and where == "output" and _closer_than_torch(
+                real_fn, sample, routs, mouts, tol)):
+            raise
     if values:
         _check_grads(routs, mouts, leaves, "grad", **tol)
+
+
+def _to_float64(x):
+    import torch
+    if isinstance(x, torch.Tensor) and x.dtype == torch.float32:
+        return x.detach().double()
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        return type(x)(_to_float64(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _to_float64(v) for k, v in x.items()}
+    return x
+
+
+def _closer_than_torch(real_fn, sample, routs, mouts, tol) -> bool:
+    """A float32 output that misses torch's float32 one still passes when it is no further from
+    torch's float64 answer on the same inputs than torch's own float32 output is (plus the
+    tolerance): an ill-conditioned sample (``matrix_exp`` of a matrix with entries near 400) is
+    rounded differently by every float32 implementation, and which of two equally accurate
+    results the oracle got depends on the host's BLAS.  Shapes and dtypes are still compared
+    exactly, and gradients as before."""
+    import torch
+    try:
+        r64 = _flat(real_fn(_to_float64(sample.input), *_to_float64(list(sample.args)),
+                            **_to_float64(dict(sample.kwargs))))
+    except Exception:
+        return False
+    if len(r64) != len(routs):
+        return False
+    for r, m, e in zip(routs, mouts, r64):
+        if not (isinstance(r, torch.Tensor) and r.dtype == torch.float32 and isinstance(e, torch.Tensor)
+                and tuple(e.shape) == tuple(r.shape)):
+            continue
+        exact = _np(e).astype(np.float64)
+        err_torch = np.abs(_np(r).astype(np.float64) - exact)
+        err_msnb = np.abs(_np(m).astype(np.float64) - exact)
+        slack = tol["atol"] + tol["rtol"] * np.abs(exact)
+        if not np.all((err_msnb <= err_torch + slack) | (np.isnan(err_msnb) & np.isnan(err_torch))):
+            return False
+    return True
 
 
 #: ops whose outputs are not unique (PyTorch's own tests skip comparing them raw)

@@ -91,3 +91,26 @@ def test_partial_view_inputs_keep_their_storage():
         opinfo._mt().as_strided(m, (2, 2), (1, 2), 0).tolist()
     assert opinfo.to_msnb(base, [])._vbase is None
     assert opinfo.to_msnb(base.view(4, 5), [])._vbase is None
+
+
+def test_float32_output_as_accurate_as_torchs_own_passes():
+    """Where torch's own float32 result is off (a cancellation: ``(x * 1e8 + 1) - x * 1e8`` is 0 in
+    float32, 1 in float64), msnb's result passes when it is no further from torch's float64 answer
+    than torch's float32 one is; a result further off is still a mismatch."""
+    import pytest
+    from torch.testing._internal.opinfo.core import SampleInput
+    import msnb.adapter.torch as mt
+
+    def cancel(x):
+        return (x * 1e8 + 1) - x * 1e8
+
+    sample = SampleInput(torch.tensor([3.0, 7.0]))
+    assert cancel(sample.input).tolist() != [1.0, 1.0]  # torch float32 loses the 1
+    assert cancel(sample.input.double()).tolist() == [1.0, 1.0]
+    case = _fake_case("cancel", cancel)
+    opinfo._replay_op_sample(case, sample, lambda x: mt.ones_like(x))  # exact: passes
+    with pytest.raises(opinfo.Mismatch, match="values differ"):
+        opinfo._replay_op_sample(case, sample, lambda x: mt.full_like(x, 5.0))  # further off than torch
+    with pytest.raises(opinfo.Mismatch, match="values differ"):  # a well-conditioned op gets no slack
+        opinfo._replay_op_sample(_fake_case("exp", torch.exp), SampleInput(torch.tensor([1.0, 2.0])),
+                                 lambda x: mt.exp(x) * 1.001)
