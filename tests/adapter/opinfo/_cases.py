@@ -6,7 +6,7 @@ import functools
 
 from msnb.adapter import opinfo
 
-__all__ = ["all_cases", "op_cases", "module_cases"]
+__all__ = ["all_cases", "op_cases", "module_cases", "error_cases"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -25,3 +25,10 @@ def module_cases():
 def all_cases():
     """Every case the suite replays (``opinfo.suite_cases``)."""
     return opinfo.suite_cases(op_cases() + module_cases())
+
+
+@functools.lru_cache(maxsize=1)
+def error_cases():
+    """Every OpInfo error input the suite replays (``opinfo_errors.error_cases``)."""
+    from msnb.adapter import opinfo_errors
+    return opinfo_errors.error_cases(_dbs()[0])

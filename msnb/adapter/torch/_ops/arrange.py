@@ -70,7 +70,7 @@ def _dir_split(name, input, ios, dim, min_dims):
     if input.ndim < min_dims:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor "
                            f"with {input.ndim} dimensions!")
-    if isinstance(ios, int) and input.shape[dim] % ios:
+    if isinstance(ios, int) and (ios == 0 or input.shape[dim] % ios):
         raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
                            f"{input.shape[dim]} is not divisible by the split_size {ios}!")
     return tensor_split(input, ios, dim)

@@ -32,8 +32,11 @@ def dims_of(x, dim):
         m = _b.max(nd, 1)
         if not -m <= d < m:
             raise IndexError(f"Dimension out of range (expected to be in range of [{-m}, {m - 1}], but got {d})")
-        out.append(d % nd if nd else 0)
-    return tuple(sorted(set(out)))
+        w = d % nd if nd else 0
+        if w in out:  # PyTorch refuses a dim named twice (``sum(x, (0, -4))`` of a 4-d x)
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        out.append(w)
+    return tuple(sorted(out))
 
 
 # input dtypes whose sum/mean CPU kernels exist (none for bfloat16; see pointwise._F)
@@ -169,7 +172,7 @@ def _amaxmin(kname, name, input, dim, keepdim):
     x = input
     dims = dims_of(x, dim)
     if _b.any(x.shape[d] == 0 for d in dims) if x.ndim else False:
-        op = name[:3].lower()
+        op = kname
         if dim is None:
             raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")

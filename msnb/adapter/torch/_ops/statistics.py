@@ -128,6 +128,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     """msnb implementation of ``torch.diff``."""
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
     d = R.dims_of(input, dim)[0]
     parts = [t for t in (prepend, input, append) if t is not None]
     x = S.cat([t if isinstance(t, TensorPy) else _full_like_slice(input, d, t) for t in parts], d) \
@@ -194,7 +196,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     d = R.dims_of(input, dim)[0]
     n = input.shape[d] if input.ndim else 1
     if not 1 <= k <= n:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if input.ndim == 0:
         return _Kth(S.clone(input), _long(np.zeros((), np.int64)))
     from .tie_order import kth_indices
@@ -609,6 +611,12 @@ def dist(input, other, p=2):
 def renorm(input, p, dim, maxnorm):
     """msnb implementation of ``torch.renorm``: slices along ``dim`` scaled to norm at most ``maxnorm``."""
     from .norms import vector_norm
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     d = R.dims_of(input, dim)[0]
     others = tuple(i for i in range(input.ndim) if i != d)
     norm = vector_norm(input, p, others, keepdim=True)

@@ -1,0 +1,117 @@
+"""Bad arguments raise PyTorch's exception type (issue 12, point 7).
+
+Each case is a call PyTorch refuses (found by replaying its OpInfo
+``error_inputs`` through msnb: ``tests/adapter/opinfo/test_error_inputs.py``);
+msnb must raise the same type.  The ``ok`` cases next to them are the
+neighbouring valid calls, so that a check does not refuse too much.
+"""
+
+import numpy as np
+import pytest
+
+from .harness import case, run_case
+
+CASES = []
+
+
+def bad(id, names, fn):
+    CASES.append(case(id, names, fn, kind="raises"))
+
+
+def ok(id, names, fn):
+    CASES.append(case(id, names, fn, kind="behaviour"))
+
+
+X = np.arange(12, dtype=np.float32).reshape(3, 4)
+
+# --- creation ----------------------------------------------------------------------------------
+bad("arange step sign against the bounds", "torch.arange", lambda t: t.arange(0, -3, 2))
+bad("arange negative step upwards", "torch.arange", lambda t: t.arange(0, 3, -2))
+bad("arange infinite end", "torch.arange", lambda t: t.arange(0, float("inf"), 2))
+bad("arange infinite start", "torch.arange", lambda t: t.arange(-float("inf"), 1, 2))
+bad("arange nan bound", "torch.arange", lambda t: t.arange(float("nan"), 3))
+bad("arange step truncating to 0 in out's int dtype", "torch.arange",
+    lambda t: t.arange(0, 64, 0.5, out=t.empty(0, dtype=t.int64)))
+bad("arange step truncating to 0 in an int dtype", "torch.arange", lambda t: t.arange(0, 3, 0.3, dtype=t.int64))
+ok("arange empty and integral ranges", "torch.arange", lambda t: (
+    t.arange(5, 5), t.arange(5, 5, -1), t.arange(3, 0, -1), t.arange(0, 3.5, 1, dtype=t.int64),
+    t.arange(0, 3, out=t.empty(0)), t.arange(0, 3, 1, out=t.empty(0, dtype=t.int32))))
+bad("eye negative n", "torch.eye", lambda t: t.eye(-1))
+bad("eye negative m", "torch.eye", lambda t: t.eye(2, -3))
+ok("eye of zero rows", "torch.eye", lambda t: (t.eye(0), t.eye(2, 0)))
+bad("linspace negative steps", "torch.linspace", lambda t: t.linspace(0, 3, -1))
+bad("linspace float steps", "torch.linspace", lambda t: t.linspace(0, 3, 1.0))
+bad("logspace float steps", "torch.logspace", lambda t: t.logspace(0, 3, 1.0))
+bad("logspace negative steps", "torch.logspace", lambda t: t.logspace(0, 3, -2))
+ok("linspace and logspace steps", ("torch.linspace", "torch.logspace"), lambda t: (
+    t.linspace(0, 3, 0), t.linspace(0, 3, 4), t.logspace(0, 2, 3)))
+
+# --- comparison, reductions --------------------------------------------------------------------
+bad("isclose negative rtol", "torch.isclose", lambda t: t.isclose(t.ones(2), t.ones(2), rtol=-0.4))
+bad("isclose negative atol", "torch.isclose", lambda t: t.isclose(t.ones(2), t.ones(2), atol=-0.4))
+bad("amax dim named twice", "torch.amax", lambda t: t.amax(t.tensor(X), (0, -2)))
+bad("amin dim named twice", "torch.amin", lambda t: t.amin(t.tensor(X), (1, 1)))
+bad("sum dim named twice", "torch.sum", lambda t: t.sum(t.tensor(X), (0, 0)))
+ok("amax over distinct dims", "torch.amax", lambda t: (t.amax(t.tensor(X), (0, -1)), t.amax(t.tensor(X), (-1,))))
+bad("diff negative order", "torch.diff", lambda t: t.diff(t.tensor(X), -1))
+ok("diff order 0", "torch.diff", lambda t: t.diff(t.tensor(X), 0))
+bad("renorm 0-d", "torch.renorm", lambda t: t.renorm(t.tensor(1.0), 0.5, 0, 1.0))
+bad("renorm 1-d", "torch.renorm", lambda t: t.renorm(t.ones(3), 2, 0, 1.0))
+bad("renorm non-positive p", "torch.renorm", lambda t: t.renorm(t.tensor(X), 0, 0, 1.0))
+bad("renorm negative maxnorm", "torch.renorm", lambda t: t.renorm(t.tensor(X), 2, 0, -1.0))
+bad("kthvalue k past the dimension", "torch.kthvalue", lambda t: t.kthvalue(t.tensor(X), 5, 0))
+bad("kthvalue k 0", "torch.kthvalue", lambda t: t.kthvalue(t.tensor(X), 0, 1))
+bad("kthvalue 0-d k 3", "torch.kthvalue", lambda t: t.kthvalue(t.tensor(2), 3))
+
+# --- shapes ------------------------------------------------------------------------------------
+bad("movedim repeated source", "torch.movedim", lambda t: t.movedim(t.ones(2, 3, 4), (0, -3), (1, 2)))
+bad("movedim repeated destination", "torch.movedim", lambda t: t.movedim(t.ones(2, 3, 4), (1, 0), (0, -3)))
+bad("movedim lists of other lengths", "torch.movedim", lambda t: t.movedim(t.ones(2, 3, 4), (0, 1), (1,)))
+ok("movedim", "torch.movedim", lambda t: t.movedim(t.tensor(X.reshape(2, 3, 2)), (0, -1), (-1, 0)))
+bad("narrow 0-d", "torch.narrow", lambda t: t.narrow(t.tensor(1.0), 0, 0, 1))
+bad("narrow start past the end", "torch.narrow", lambda t: t.narrow(t.tensor(X), 1, 5, 0))
+bad("narrow start before the start", "torch.narrow", lambda t: t.narrow(t.tensor(X), 1, -5, 1))
+bad("narrow length past the end", "torch.narrow", lambda t: t.narrow(t.tensor(X), 1, 2, 3))
+bad("narrow negative length", "torch.narrow", lambda t: t.narrow(t.tensor(X), 1, 0, -1))
+bad("narrow start a 1-d tensor", "torch.narrow", lambda t: t.narrow(t.tensor(X), 1, t.tensor([1]), 1))
+bad("narrow start a bool tensor", "torch.narrow", lambda t: t.narrow(t.tensor(X), 1, t.tensor(True), 1))
+bad("narrow_copy start past the end", "torch.narrow_copy", lambda t: t.narrow_copy(t.tensor(X), 1, 5, 0))
+ok("narrow negative start, 0-d tensor start, empty", "torch.narrow", lambda t: (
+    t.narrow(t.tensor(X), 1, -4, 2), t.narrow(t.tensor(X), 1, t.tensor(1), 2), t.narrow(t.tensor(X), 1, 4, 0)))
+bad("diagonal dim1 out of range", "torch.diagonal", lambda t: t.diagonal(t.tensor(X), dim1=10000))
+bad("diagonal dim2 out of range", "torch.diagonal", lambda t: t.diagonal(t.tensor(X), dim2=10000))
+bad("diagonal_copy dim out of range", "torch.diagonal_copy", lambda t: t.diagonal_copy(t.tensor(X), 0, 10000))
+bad("linalg.diagonal dim out of range", "torch.linalg.diagonal", lambda t: t.linalg.diagonal(t.tensor(X), dim2=5))
+bad("diag_embed dim out of range", "torch.diag_embed", lambda t: t.diag_embed(t.tensor(X), dim1=10000))
+bad("diag_embed identical dims", "torch.diag_embed", lambda t: t.diag_embed(t.tensor(X), dim1=0, dim2=-3))
+ok("diagonal negative dims", ("torch.diagonal", "torch.diag_embed"), lambda t: (
+    t.diagonal(t.tensor(X), 0, -1, -2), t.diag_embed(t.tensor(X), 0, -1, 0)))
+bad("tril 1-d", "torch.tril", lambda t: t.tril(t.ones(4)))
+bad("triu 1-d", "torch.triu", lambda t: t.triu(t.ones(4)))
+bad("hsplit 0 sections", "torch.hsplit", lambda t: t.hsplit(t.ones(5, 5, 5), 0))
+bad("vsplit 0 sections", "torch.vsplit", lambda t: t.vsplit(t.ones(5, 5, 5), 0))
+bad("dsplit 0 sections", "torch.dsplit", lambda t: t.dsplit(t.ones(5, 5, 5), 0))
+
+# --- linear algebra, negation, sampling -----------------------------------------------------------
+bad("dot of two dtypes", "torch.dot", lambda t: t.dot(t.ones(3), t.ones(3, dtype=t.float64)))
+bad("vdot of two dtypes", "torch.vdot", lambda t: t.vdot(t.ones(3), t.ones(3, dtype=t.float16)))
+bad("linalg.cross size-1 dimension", "torch.linalg.cross", lambda t: t.linalg.cross(t.ones(5, 3), t.ones(5, 1)))
+bad("cross size-1 dimension", "torch.cross", lambda t: t.cross(t.ones(5, 1), t.ones(5, 3), dim=1))
+ok("linalg.cross broadcasting other dims", "torch.linalg.cross", lambda t: t.linalg.cross(
+    t.tensor(X[:1, :3]), t.tensor(X[:, 1:])))
+bad("neg of bool", "torch.neg", lambda t: t.neg(t.tensor([True, False])))
+bad("unary minus of bool", "torch.Tensor.__neg__", lambda t: -t.tensor([True]))
+bad("multinomial into a non-int64 out", "torch.multinomial",
+    lambda t: t.multinomial(t.ones(1, 2), 2, out=t.zeros(1, 2, dtype=t.float64)))
+
+
+@pytest.mark.parametrize("c", CASES, ids=repr)
+def test_bad_arguments_raise_like_pytorch(c):
+    run_case(c)
+
+
+def test_multinomial_writes_its_out_argument():
+    import msnb.adapter.torch as mt
+    out = mt.zeros(2, dtype=mt.int64)
+    res = mt.multinomial(mt.tensor([0.0, 1.0]), 2, True, out=out)
+    assert res is out and out.tolist() == [1, 1]
