@@ -100,9 +100,32 @@ bad("cross size-1 dimension", "torch.cross", lambda t: t.cross(t.ones(5, 1), t.o
 ok("linalg.cross broadcasting other dims", "torch.linalg.cross", lambda t: t.linalg.cross(
     t.tensor(X[:1, :3]), t.tensor(X[:, 1:])))
 bad("neg of bool", "torch.neg", lambda t: t.neg(t.tensor([True, False])))
-bad("unary minus of bool", "torch.Tensor.__neg__", lambda t: -t.tensor([True]))
+bad("unary minus of bool", "torch.Tensor.neg", lambda t: -t.tensor([True]))
 bad("multinomial into a non-int64 out", "torch.multinomial",
     lambda t: t.multinomial(t.ones(1, 2), 2, out=t.zeros(1, 2, dtype=t.float64)))
+
+# --- Python numbers where PyTorch's argument parser wants a Tensor ----------------------------------
+O = np.ones(3, dtype=np.float32)
+for n in ("fmax", "fmin", "maximum", "minimum", "ldexp", "logaddexp", "logaddexp2", "hypot", "atan2", "nextafter",
+          "logical_and", "logical_or", "logical_xor", "isclose", "heaviside"):
+    bad(f"{n} with a number second", f"torch.{n}", lambda t, n=n: getattr(t, n)(t.tensor(O), 2))
+    bad(f"{n} with a number first", f"torch.{n}", lambda t, n=n: getattr(t, n)(2, t.tensor(O)))
+for n in ("gcd", "lcm"):
+    bad(f"{n} with a number second", f"torch.{n}", lambda t, n=n: getattr(t, n)(t.tensor([4, 6]), 2))
+for n in ("eq", "ne", "ge", "gt", "le", "lt", "copysign", "clamp_max", "clamp_min", "fmod", "rsub", "max", "min"):
+    bad(f"{n} with a number first", f"torch.{n}", lambda t, n=n: getattr(t, n)(2, t.tensor(O)))
+    bad(f"{n} with two numbers", f"torch.{n}", lambda t, n=n: getattr(t, n)(2, 3))
+ok("comparisons with a number second", ("torch.eq", "torch.copysign", "torch.fmod", "torch.clamp_max"),
+   lambda t: (t.eq(t.tensor(O), 1), t.copysign(t.tensor(O), -2), t.fmod(t.tensor(O), 2), t.clamp_max(t.tensor(O), 0)))
+for n in ("remainder", "pow", "float_power", "xlogy"):
+    bad(f"{n} with two numbers", f"torch.{n}", lambda t, n=n: getattr(t, n)(2, 3))
+ok("a number on one side", ("torch.remainder", "torch.pow", "torch.float_power", "torch.xlogy"), lambda t: (
+    t.remainder(5, t.tensor(O * 2)), t.pow(2, t.tensor(O)), t.float_power(t.tensor(O), 2), t.xlogy(2, t.tensor(O))))
+bad("bitwise_left_shift of two numbers", "torch.bitwise_left_shift", lambda t: t.bitwise_left_shift(2, 3))
+for n in ("xlog1py", "xlogy", "zeta", "chebyshev_polynomial_t", "hermite_polynomial_h", "legendre_polynomial_p"):
+    bad(f"special.{n} with two numbers", f"torch.special.{n}", lambda t, n=n: getattr(t.special, n)(2, 3))
+ok("special functions with one number", ("torch.special.zeta", "torch.special.chebyshev_polynomial_t"),
+   lambda t: (t.special.zeta(t.tensor(O * 2), 2), t.special.chebyshev_polynomial_t(t.tensor(O / 2), 3)))
 
 
 @pytest.mark.parametrize("c", CASES, ids=repr)
