@@ -127,6 +127,41 @@ for n in ("xlog1py", "xlogy", "zeta", "chebyshev_polynomial_t", "hermite_polynom
 ok("special functions with one number", ("torch.special.zeta", "torch.special.chebyshev_polynomial_t"),
    lambda t: (t.special.zeta(t.tensor(O * 2), 2), t.special.chebyshev_polynomial_t(t.tensor(O / 2), 3)))
 
+# --- indexing, statistics, fft --------------------------------------------------------------------
+IDX = np.zeros((2, 2), dtype=np.int64)
+bad("scatter src of another dtype", "torch.scatter",
+    lambda t: t.scatter(t.ones(3, 5, dtype=t.float64), 0, t.tensor(IDX), t.ones(2, 5)))
+bad("scatter_add src of another dtype", "torch.scatter_add",
+    lambda t: t.scatter_add(t.ones(3, 5, dtype=t.float64), 0, t.tensor(IDX), t.ones(2, 5)))
+bad("scatter index of another rank", "torch.scatter", lambda t: t.scatter(t.ones(3, 5, 3), 0, t.tensor(IDX), t.ones(2, 5)))
+bad("scatter_add index of another rank", "torch.scatter_add",
+    lambda t: t.scatter_add(t.ones(3, 5, 3), 0, t.tensor(IDX), t.ones(2, 5)))
+bad("gather index of lower rank", "torch.gather", lambda t: t.gather(t.ones(2, 2), 1, t.zeros(2, dtype=t.int64)))
+bad("gather index of higher rank", "torch.gather", lambda t: t.gather(t.ones(2), 0, t.tensor(IDX)))
+ok("scatter of a number, scatter_add of one dtype", ("torch.scatter", "torch.scatter_add"), lambda t: (
+    t.scatter(t.ones(3, 5), 0, t.tensor(IDX), 2.0), t.scatter_add(t.ones(3, 5), 0, t.tensor(IDX), t.ones(2, 5))))
+bad("index_add source of another shape", "torch.index_add",
+    lambda t: t.index_add(t.ones(3, 2), 0, t.tensor([0, 2]), t.tensor([2.0, 4.0])))
+bad("index_add more source rows than indices", "torch.index_add",
+    lambda t: t.index_add(t.ones(3, 2), 0, t.tensor([0, 2]), t.ones(3, 2)))
+ok("index_add", "torch.index_add", lambda t: t.index_add(t.ones(3, 2), 0, t.tensor([0, 2]), t.ones(2, 2)))
+bad("cov 2-d fweights", "torch.cov", lambda t: t.cov(t.ones(5), fweights=t.ones(5, 5, dtype=t.int64)))
+bad("cov 2-d aweights", "torch.cov", lambda t: t.cov(t.ones(5), aweights=t.ones(5, 5)))
+bad("cov float fweights", "torch.cov", lambda t: t.cov(t.ones(5), fweights=t.ones(5)))
+bad("cov integral aweights", "torch.cov", lambda t: t.cov(t.ones(5), aweights=t.ones(5, dtype=t.int64)))
+bad("cov fweights of another length", "torch.cov", lambda t: t.cov(t.ones(5), fweights=t.ones(1, dtype=t.int64)))
+bad("cov aweights of another length", "torch.cov", lambda t: t.cov(t.ones(5), aweights=t.ones(2)))
+bad("cov negative fweights", "torch.cov", lambda t: t.cov(t.ones(5), fweights=-t.ones(5, dtype=t.int64)))
+bad("cov negative aweights", "torch.cov", lambda t: t.cov(t.ones(5), aweights=-t.ones(5)))
+ok("cov with both weights", "torch.cov", lambda t: t.cov(t.tensor(X), fweights=t.tensor([1, 2, 0, 1]),
+                                                         aweights=t.tensor([0.5, 1.0, 2.0, 1.0])))
+for n in ("fft", "ifft", "rfft", "hfft", "ihfft"):
+    bad(f"fft.{n} of a 0-d tensor", f"torch.fft.{n}", lambda t, n=n: getattr(t.fft, n)(t.tensor(1.0)))
+for n in ("fft2", "fftn", "rfft2", "rfftn", "ifft2", "ifftn", "irfftn", "hfftn", "ihfft2"):
+    bad(f"fft.{n} of a 0-d tensor along dim 0", f"torch.fft.{n}",
+        lambda t, n=n: getattr(t.fft, n)(t.tensor(1.0), dim=(0,)))
+ok("fft.fftn of a 0-d tensor over no dims", "torch.fft.fftn", lambda t: t.fft.fftn(t.tensor(1.0)))
+
 
 @pytest.mark.parametrize("c", CASES, ids=repr)
 def test_bad_arguments_raise_like_pytorch(c):

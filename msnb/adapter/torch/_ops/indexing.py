@@ -263,6 +263,14 @@ def index_add(input, dim, index, source, *, alpha=1):
     """msnb implementation of ``torch.index_add`` (out of place)."""
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
+    if input.ndim and source.ndim:
+        if source.ndim != input.ndim or any(a != b for i, (a, b) in enumerate(zip(input.shape, source.shape))
+                                            if i != d):
+            raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified "
+                               f"dimension. Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+        if index.numel() != source.shape[d]:
+            raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to "
+                               f"source.size(dim) ({source.shape[d]})")
     src = source if alpha == 1 else P.mul(source, alpha)
     src = cast(src, input.dtype)
     idx = cast(index, D.int64).reshape(-1)
@@ -309,10 +317,22 @@ def check_in_bounds(idx, size, dim, exc=RuntimeError):
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
+def _same_rank(input, index, what):
+    """PyTorch's gather / scatter take an index of the input's rank (a 0-d one aside)."""
+    if input.ndim and index.ndim and input.ndim != index.ndim:
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} tensor")
+
+
+def _same_dtype(input, src):
+    if isinstance(src, TensorPy) and src.dtype is not input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+
+
 def gather(input, dim, index, *, sparse_grad=False):
     """msnb implementation of ``torch.gather``."""
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
+    _same_rank(input, index, "input")
     _check_index(index, "gather(): Expected dtype int32/int64 for index")
     idx = cast(index, D.int64)
     check_in_bounds(idx, input.shape[d] if input.ndim else 1, d)
@@ -364,6 +384,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """msnb implementation of ``torch.scatter`` (tensor or scalar ``src``; reduce 'add'/'multiply')."""
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
+    _same_dtype(input, src)
+    _same_rank(input, index, "self")
     idx = cast(index, D.int64)
     check_in_bounds(idx, input.shape[d] if input.ndim else 1, d)
     if src is None:
@@ -392,6 +414,8 @@ def scatter_add(input, dim, index, src):
     """msnb implementation of ``torch.scatter_add``."""
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
+    _same_dtype(input, src)
+    _same_rank(input, index, "self")
     idx = cast(index, D.int64)
     check_in_bounds(idx, input.shape[d] if input.ndim else 1, d)
     src = cast(src, input.dtype)

@@ -626,6 +626,28 @@ def renorm(input, p, dim, maxnorm):
     return P.mul(input, scale.detach() if not input.requires_grad else scale)
 
 
+def _cov_weights_check(w, name, n):
+    """PyTorch's checks of ``cov``'s observation weights: 0-d or 1-d, one per observation,
+    integral frequency weights, floating importance weights, none negative."""
+    if w is None:
+        return
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                           f"{w.ndim} dimensions")
+    integral = not w.dtype.is_floating_point and not w.dtype.is_complex
+    if name == "fweights" and not integral:
+        raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with "
+                           f"{D._name_of(w.dtype)} dtype")
+    if name == "aweights" and not w.dtype.is_floating_point:
+        raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with "
+                           f"{D._name_of(w.dtype)} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the input "
+                           f"but got {w.numel()} != {n}")
+    if w.numel() and bool((w < 0).any().item()):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """msnb implementation of ``torch.cov`` (rows are variables, columns observations)."""
     if input.ndim > 2:
@@ -635,6 +657,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if not x.dtype.is_floating_point and not x.dtype.is_complex:
         x = cast(x, D.get_default_dtype())
     n = x.shape[1]
+    _cov_weights_check(fweights, "fweights", n)
+    _cov_weights_check(aweights, "aweights", n)
     w = None
     if fweights is not None:
         w = cast(fweights, x.dtype)
