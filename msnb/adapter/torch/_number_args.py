@@ -17,11 +17,13 @@ import numbers
 
 __all__ = ["TENSORS_ONLY", "TENSOR_FIRST", "NOT_TWO_NUMBERS", "apply"]
 
-#: both operands must be Tensors (PyTorch has no Scalar overload); the second one's parameter name
+#: both operands must be Tensors (PyTorch has no Scalar overload): the second one's parameter name,
+#: or both names when the first is not ``input``
 TENSORS_ONLY = {
     "torch": {n: "other" for n in ("fmax", "fmin", "maximum", "minimum", "ldexp", "logaddexp", "logaddexp2",
                                    "hypot", "gcd", "lcm", "igamma", "igammac", "logical_and", "logical_or",
-                                   "logical_xor", "isclose", "atan2", "arctan2", "nextafter")} | {"heaviside": "values"},
+                                   "logical_xor", "isclose", "atan2", "arctan2", "nextafter")} | {
+        "heaviside": "values", "complex": ("real", "imag"), "polar": ("abs", "angle")},
     "torch.special": {"gammainc": "other", "gammaincc": "other"},
 }
 #: the first operand must be a Tensor, the second may be a number
@@ -31,7 +33,8 @@ TENSOR_FIRST = {
 }
 #: a number on either side, not on both
 NOT_TWO_NUMBERS = {
-    "torch": ("remainder", "pow", "float_power", "xlogy", "bitwise_left_shift", "bitwise_right_shift"),
+    "torch": ("remainder", "pow", "float_power", "xlogy", "bitwise_left_shift", "bitwise_right_shift", "bitwise_and",
+              "bitwise_or", "bitwise_xor"),
     "torch.special": ("xlog1py", "xlogy", "zeta", "chebyshev_polynomial_t", "chebyshev_polynomial_u",
                       "chebyshev_polynomial_v", "chebyshev_polynomial_w", "hermite_polynomial_h",
                       "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
@@ -48,8 +51,8 @@ def _kind(x) -> str:
     return type(x).__name__ if _is_number(x) else "Tensor"
 
 
-def _operands(args, kwargs, second):
-    a = args[0] if args else kwargs.get("input")
+def _operands(args, kwargs, first, second):
+    a = args[0] if args else kwargs.get(first)
     b = args[1] if len(args) > 1 else kwargs.get(second)
     return a, b
 
@@ -59,12 +62,14 @@ def _invalid(qual, a, b):
                      f"expected one of its Tensor signatures")
 
 
-def _wrap(fn, name, qual, rule, second="other"):
+def _wrap(fn, name, qual, rule, names=("input", "other")):
+    first, second = names
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        a, b = _operands(args, kwargs, second)
+        a, b = _operands(args, kwargs, first, second)
         if rule == "tensors":
-            for pos, (what, v) in enumerate((("input", a), (second, b)), 1):
+            for pos, (what, v) in enumerate(((first, a), (second, b)), 1):
                 if _is_number(v):
                     raise TypeError(f"{name}(): argument '{what}' (position {pos}) must be Tensor, "
                                     f"not {type(v).__name__}")
@@ -79,13 +84,13 @@ def _wrap(fn, name, qual, rule, second="other"):
 def apply(namespace: dict, module: str) -> None:
     """Wrap ``namespace``'s functions (a module's globals) listed for PyTorch's ``module``."""
     prefix = "special_" if module == "torch.special" else ""  # PyTorch's parser names torch.special.x special_x
-    rules = [(n, "tensors", s) for n, s in TENSORS_ONLY.get(module, {}).items()]
-    rules += [(n, "first", "other") for n in TENSOR_FIRST.get(module, ())]
-    rules += [(n, "two", "other") for n in NOT_TWO_NUMBERS.get(module, ())]
-    for name, rule, second in rules:
+    rules = [(n, "tensors", s if isinstance(s, tuple) else ("input", s)) for n, s in TENSORS_ONLY.get(module, {}).items()]
+    rules += [(n, "first", ("input", "other")) for n in TENSOR_FIRST.get(module, ())]
+    rules += [(n, "two", ("input", "other")) for n in NOT_TWO_NUMBERS.get(module, ())]
+    for name, rule, names in rules:
         fn = namespace.get(name)
         if not callable(fn) or getattr(fn, "_msnb_number_args", False):
             continue
-        wrapped = _wrap(fn, name, prefix + name, rule, second)
+        wrapped = _wrap(fn, name, prefix + name, rule, names)
         wrapped.__module__, wrapped.__qualname__ = namespace["__name__"], name  # pickled by reference
         namespace[name] = wrapped

@@ -162,6 +162,36 @@ for n in ("fft2", "fftn", "rfft2", "rfftn", "ifft2", "ifftn", "irfftn", "hfftn",
         lambda t, n=n: getattr(t.fft, n)(t.tensor(1.0), dim=(0,)))
 ok("fft.fftn of a 0-d tensor over no dims", "torch.fft.fftn", lambda t: t.fft.fftn(t.tensor(1.0)))
 
+# --- cat and stacking, assorted argument checks -----------------------------------------------------
+bad("cat of an empty list", "torch.cat", lambda t: t.cat([], dim=1))
+bad("cat with None", "torch.cat", lambda t: t.cat([t.ones(2), None]))
+bad("cat of a Tensor", "torch.cat", lambda t: t.cat(t.ones(2, 3)))
+bad("cat of 0-d tensors", "torch.cat", lambda t: t.cat([t.tensor(1.0), t.tensor(2.0)]))
+bad("cat of a 0-d tensor second", "torch.cat", lambda t: t.cat([t.ones(2), t.tensor(2.0)]))
+ok("cat skipping legacy empty 1-d tensors", "torch.cat", lambda t: t.cat([t.tensor(X), t.ones(0)]))
+bad("hstack of nothing", "torch.hstack", lambda t: t.hstack([]))
+bad("vstack of nothing", "torch.vstack", lambda t: t.vstack([]))
+bad("gradient dim named twice", "torch.gradient", lambda t: t.gradient(t.tensor(X), dim=(0, -2)))
+bad("histogramdd bins of another length", "torch.histogramdd", lambda t: t.histogramdd(t.ones(5, 6), [1, 1]))
+bad("ormqr 0-d input", "torch.ormqr", lambda t: t.ormqr(t.tensor(1.0), t.tensor(1.0), t.tensor(1.0)))
+bad("ormqr 1-d other", "torch.ormqr", lambda t: t.ormqr(t.ones(3, 3), t.ones(3), t.ones(3)))
+bad("native_layer_norm empty normalized_shape", "torch.native_layer_norm",
+    lambda t: t.native_layer_norm(t.ones(1, 2, 3), [], None, None, 1e-5))
+bad("complex into an out of another dtype", "torch.complex", lambda t: t.complex(
+    t.ones(2, dtype=t.float64), t.ones(2, dtype=t.float64), out=t.empty(2, dtype=t.complex64)))
+bad("complex of a number", "torch.complex", lambda t: t.complex(2, t.ones(2)))
+bad("polar of a number", "torch.polar", lambda t: t.polar(t.ones(2), 2))
+bad("cauchy_ sigma 0", "torch.Tensor.cauchy_", lambda t: t.ones(10).cauchy_(0, 0))
+bad("masked_fill complex into float", "torch.masked_fill",
+    lambda t: t.masked_fill(t.ones(2), t.tensor(False), 1j))
+bad("masked_fill complex tensor into int64", "torch.masked_fill",
+    lambda t: t.masked_fill(t.ones(2, dtype=t.int64), t.tensor(False), t.tensor(1j)))
+ok("masked_fill complex into complex", "torch.masked_fill",
+   lambda t: t.masked_fill(t.ones(2, dtype=t.complex64), t.tensor([True, False]), 1j))
+for n in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+    bad(f"{n} of two numbers", f"torch.{n}", lambda t, n=n: getattr(t, n)(2, 3))
+    ok(f"{n} of a number and a tensor", f"torch.{n}", lambda t, n=n: getattr(t, n)(6, t.tensor([3, 5])))
+
 
 @pytest.mark.parametrize("c", CASES, ids=repr)
 def test_bad_arguments_raise_like_pytorch(c):

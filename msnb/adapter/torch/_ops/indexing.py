@@ -428,6 +428,11 @@ def scatter_add(input, dim, index, src):
     return res
 
 
+#: PyTorch's C++ type names in its conversion errors
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "bool": "bool"}
+
+
 def masked_fill(input, mask, value):
     """msnb implementation of ``torch.masked_fill``."""
     if isinstance(value, TensorPy):
@@ -436,6 +441,10 @@ def masked_fill(input, mask, value):
                                f"with {value.ndim} dimension(s).")
         if not value.requires_grad:
             value = value.item()
+    if not input.dtype.is_complex and (isinstance(value, complex) or (
+            isinstance(value, TensorPy) and value.dtype.is_complex)):
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPES.get(input.dtype._name, input.dtype._name)} "
+                           "without overflow")
     if input.dtype is D.bool and not isinstance(value, TensorPy):
         value = bool(value)
     res = P.where(cast(mask, D.bool), value if isinstance(value, TensorPy) else

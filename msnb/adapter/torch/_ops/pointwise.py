@@ -676,6 +676,8 @@ def logical_not(input, *, out=None):
 def _bitwise(kname, logical):
     def op(input, other, *, out=None):
         kernel = getattr(K, kname)
+        if not isinstance(input, TensorPy) and isinstance(other, TensorPy):  # PyTorch's (Scalar, Tensor) overload
+            input, other = other, input  # and, or, xor commute
         if input.dtype is D.bool and (not isinstance(other, TensorPy) or other.dtype is D.bool):
             return logical(input, other, out=out)
         a, b, rt = binary_operands(input, other)

@@ -354,5 +354,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """msnb implementation of ``Tensor.cauchy_``."""
     _need_float(self, "cauchy_cpu")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
     g = gen(generator)
     return _fill_drawn(self, lambda n: S.cauchy(g, n, median, sigma))

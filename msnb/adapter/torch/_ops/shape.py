@@ -363,9 +363,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 def cat(tensors, dim=0, *, out=None):
     """msnb implementation of ``torch.cat`` (promotes dtypes; skips legacy empty 1-D tensors)."""
     from .._core import write_out
+    tensors = _tensor_list(tensors)
     ts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or list(tensors)[:1]
-    if not ts:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     _check_cat(ts, dim)
     rt = ts[0].dtype
     for t_ in ts[1:]:
@@ -383,6 +382,24 @@ def cat(tensors, dim=0, *, out=None):
 
 
 concat = concatenate = cat
+
+
+def _tensor_list(tensors):
+    """``cat``'s argument checked as PyTorch's parser and kernel do: a non-empty sequence of
+    Tensors (``ValueError`` when empty, ``TypeError`` for a Tensor or a non-Tensor element),
+    none of them 0-d."""
+    if isinstance(tensors, TensorPy):
+        raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for k, t_ in enumerate(tensors):
+        if not isinstance(t_, TensorPy):
+            raise TypeError(f"expected Tensor as element {k} in argument 0, but got {type(t_).__name__}")
+    for k, t_ in enumerate(tensors):
+        if t_.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {k}) cannot be concatenated")
+    return tensors
 
 
 def _check_cat(ts, dim):
@@ -415,11 +432,15 @@ def stack(tensors, dim=0, *, out=None):
 
 
 def hstack(tensors):
+    if not len(tensors):
+        raise RuntimeError("hstack expects a non-empty TensorList")
     tensors = [atleast_1d(t_) for t_ in tensors]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
+    if not len(tensors):
+        raise RuntimeError("vstack expects a non-empty TensorList")
     return cat([atleast_2d(t_) for t_ in tensors], 0)
 
 

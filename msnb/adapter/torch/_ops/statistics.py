@@ -154,6 +154,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """msnb implementation of ``torch.gradient`` (uniform spacing: a number, or one per dimension)."""
     dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
     dims = [R.dims_of(input, k)[0] for k in dims]
+    R.dims_of(input, dims)  # a dim named twice is refused, as in PyTorch
     if spacing is None:
         spacing = 1
     if isinstance(spacing, (int, float)):
@@ -388,6 +389,8 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
     w = None if weight is None else _host(weight).reshape(-1)
     if isinstance(bins, int):
         bins = [bins] * k
+    if len(bins) != k:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
     edges = []
     for j, b in enumerate(bins):
         if isinstance(b, TensorPy):
