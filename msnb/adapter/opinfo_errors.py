@@ -150,6 +150,9 @@ def run_error_case(case) -> ErrorOutcome:
     except Exception as e:  # noqa: BLE001
         return ErrorOutcome(case, "not_replayable", reason=f"no msnb callable: {_O.reason_of(e)}",
                             torch_raised=torch_raised)
+    shared = _shared_memory(si)
+    if shared:
+        return ErrorOutcome(case, "not_replayable", reason=shared, torch_raised=torch_raised)
     leaves = []
     try:
         args = (to_msnb_input(si.input, leaves), to_msnb_input(list(si.args), leaves),
@@ -208,6 +211,29 @@ def to_msnb_input(x, leaves):
         if isinstance(v, (torch.Tensor, torch.Generator)):
             raise TypeError(f"a real torch {type(v).__name__} in the sample has no msnb counterpart")
     return out
+
+
+def _shared_memory(si):
+    """Why the sample's ``out=`` depends on memory it shares (a view or the very tensor of an
+    input, an expanded ``out``): PyTorch refuses such writes, and the replay cannot pose them,
+    since it gives msnb a separate copy of every tensor. ``""`` when nothing is shared."""
+    import torch
+    if "out" not in si.kwargs:
+        return ""
+    outs = [v for v in _leaves_of(si.kwargs["out"]) if isinstance(v, torch.Tensor)]
+    rest = [v for v in _leaves_of([si.input, list(si.args), {k: v for k, v in si.kwargs.items() if k != "out"}])
+            if isinstance(v, torch.Tensor)]
+
+    def ptr(t):
+        return t.untyped_storage().data_ptr() if t.layout == torch.strided and t.device.type != "meta" else None
+
+    for o in outs:
+        if o.numel() > 1 and 0 in o.stride():
+            return "not posable: out= is an expanded tensor (elements sharing memory); msnb is given copies"
+        p = ptr(o)
+        if p is not None and o.numel() and any(ptr(t) == p and t.numel() for t in rest):
+            return "not posable: out= shares memory with an input; msnb is given separate copies"
+    return ""
 
 
 def _leaves_of(x):

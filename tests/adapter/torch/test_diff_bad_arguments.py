@@ -192,6 +192,31 @@ for n in ("bitwise_and", "bitwise_or", "bitwise_xor"):
     bad(f"{n} of two numbers", f"torch.{n}", lambda t, n=n: getattr(t, n)(2, 3))
     ok(f"{n} of a number and a tensor", f"torch.{n}", lambda t, n=n: getattr(t, n)(6, t.tensor([3, 5])))
 
+# --- out= of another dtype; out= written -------------------------------------------------------------
+bad("amax into an int32 out", "torch.amax", lambda t: t.amax(t.ones(4, 4), 0, out=t.empty(4, dtype=t.int32)))
+bad("amin into a float64 out", "torch.amin", lambda t: t.amin(t.ones(4, 4), 0, out=t.empty(4, dtype=t.float64)))
+bad("aminmax into a float64 max", "torch.aminmax",
+    lambda t: t.aminmax(t.ones(4, 4), dim=0, out=(t.empty(4), t.empty(4, dtype=t.float64))))
+bad("gather into a float64 out", "torch.gather", lambda t: t.gather(
+    t.ones(4, 4), 1, t.zeros(4, 4, dtype=t.int64), out=t.empty(4, 4, dtype=t.float64)))
+bad("dstack of nothing", "torch.dstack", lambda t: t.dstack([]))
+bad("column_stack of nothing", "torch.column_stack", lambda t: t.column_stack([]))
+
+
+def _written(fn):
+    """``fn(lib, out)``'s result is ``out``, resized and filled: the pair (identity, value)."""
+    return lambda t: (lambda o: (fn(t, o) is o, o))(t.empty(0))
+
+
+ok("amax writes out", "torch.amax", _written(lambda t, o: t.amax(t.tensor(X), 0, out=o)))
+ok("amin writes out", "torch.amin", _written(lambda t, o: t.amin(t.tensor(X), 1, out=o)))
+ok("gather writes out", "torch.gather", _written(lambda t, o: t.gather(t.tensor(X), 1, t.tensor(IDX[:, :1]), out=o)))
+ok("dstack writes out", "torch.dstack", _written(lambda t, o: t.dstack([t.ones(2), t.zeros(2)], out=o)))
+ok("column_stack writes out", "torch.column_stack",
+   _written(lambda t, o: t.column_stack([t.ones(2), t.zeros(2)], out=o)))
+ok("aminmax writes out", "torch.aminmax", lambda t: (lambda a, b: (
+    tuple(t.aminmax(t.tensor(X), dim=0, out=(a, b))), a, b))(t.empty(4), t.empty(4)))
+
 
 @pytest.mark.parametrize("c", CASES, ids=repr)
 def test_bad_arguments_raise_like_pytorch(c):

@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 
-from .. import _dtype as D
+from .. import _core, _dtype as D
 from .._core import TensorPy, cast
 from . import shape as S
 from .creation import size_args
@@ -109,12 +109,18 @@ def atleast_3d(*tensors):
 
 
 def column_stack(tensors, *, out=None):
+    """msnb implementation of ``torch.column_stack``."""
+    if not len(tensors):
+        raise RuntimeError("column_stack expects a non-empty TensorList")
     cols = [S.reshape(t, (t.numel(), 1)) if t.ndim <= 1 else t for t in tensors]
-    return S.hstack(cols)
+    return _core.write_out(out, S.hstack(cols))
 
 
 def dstack(tensors, *, out=None):
-    return S.cat([atleast_3d(t) for t in tensors], 2)
+    """msnb implementation of ``torch.dstack``."""
+    if not len(tensors):
+        raise RuntimeError("dstack expects a non-empty TensorList")
+    return _core.write_out(out, S.cat([atleast_3d(t) for t in tensors], 2))
 
 
 def row_stack(tensors, *, out=None):

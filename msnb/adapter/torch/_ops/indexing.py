@@ -328,9 +328,12 @@ def _same_dtype(input, src):
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
 
 
-def gather(input, dim, index, *, sparse_grad=False):
-    """msnb implementation of ``torch.gather``."""
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """msnb implementation of ``torch.gather`` (``out`` of the input's dtype, as PyTorch requires)."""
     from .reduction import dims_of
+    if out is not None:
+        D.check_out_dtype(out, input.dtype)
+        return _core.write_out(out, gather(input, dim, index, sparse_grad=sparse_grad))
     d = dims_of(input, dim)[0]
     _same_rank(input, index, "input")
     _check_index(index, "gather(): Expected dtype int32/int64 for index")

@@ -189,12 +189,22 @@ def _amaxmin(kname, name, input, dim, keepdim):
     return res
 
 
-def amax(input, dim=(), keepdim=False):
-    return _amaxmin("amax", "AmaxBackward0", input, None if dim == () else dim, keepdim)
+def _amaxmin_out(input, out):
+    if out is not None and out.dtype is not input.dtype:
+        raise RuntimeError(f"Expected the dtype for input and out to match, but got {D._name_of(input.dtype)} for "
+                           f"input's dtype and {D._name_of(out.dtype)} for out's dtype.")
 
 
-def amin(input, dim=(), keepdim=False):
-    return _amaxmin("amin", "AminBackward0", input, None if dim == () else dim, keepdim)
+def amax(input, dim=(), keepdim=False, *, out=None):
+    """msnb implementation of ``torch.amax`` (``out`` of the input's dtype, as PyTorch requires)."""
+    _amaxmin_out(input, out)
+    return write_out(out, _amaxmin("amax", "AmaxBackward0", input, None if dim == () else dim, keepdim))
+
+
+def amin(input, dim=(), keepdim=False, *, out=None):
+    """msnb implementation of ``torch.amin`` (``out`` of the input's dtype, as PyTorch requires)."""
+    _amaxmin_out(input, out)
+    return write_out(out, _amaxmin("amin", "AminBackward0", input, None if dim == () else dim, keepdim))
 
 
 def _max_min(kname, result_cls, name, input, dim, keepdim, other):

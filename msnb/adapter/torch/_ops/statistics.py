@@ -312,12 +312,20 @@ def mode(input, dim=-1, keepdim=False):
     return _pick(input, d, idx, keepdim, _Mode)
 
 
-def aminmax(input, *, dim=None, keepdim=False):
-    """msnb implementation of ``torch.aminmax``."""
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    """msnb implementation of ``torch.aminmax`` (``out``: a (min, max) pair of the input's dtype)."""
+    if out is not None:
+        for o in out:
+            D.check_out_dtype(o, input.dtype)
     if dim is None:
-        return _MinMax(R.amin(input), R.amax(input)) if not keepdim else \
+        res = _MinMax(R.amin(input), R.amax(input)) if not keepdim else \
             _MinMax(R.amin(input, tuple(range(input.ndim)), True), R.amax(input, tuple(range(input.ndim)), True))
-    return _MinMax(R.amin(input, dim, keepdim), R.amax(input, dim, keepdim))
+    else:
+        res = _MinMax(R.amin(input, dim, keepdim), R.amax(input, dim, keepdim))
+    if out is None:
+        return res
+    from .._core import write_out
+    return _MinMax(write_out(out[0], res[0]), write_out(out[1], res[1]))
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
