@@ -110,7 +110,8 @@ def atleast_3d(*tensors):
 
 def column_stack(tensors, *, out=None):
     """msnb implementation of ``torch.column_stack``."""
-    if not len(tensors):
+    tensors = list(tensors)
+    if not tensors:
         raise RuntimeError("column_stack expects a non-empty TensorList")
     cols = [S.reshape(t, (t.numel(), 1)) if t.ndim <= 1 else t for t in tensors]
     return _core.write_out(out, S.hstack(cols))
@@ -118,7 +119,8 @@ def column_stack(tensors, *, out=None):
 
 def dstack(tensors, *, out=None):
     """msnb implementation of ``torch.dstack``."""
-    if not len(tensors):
+    tensors = list(tensors)
+    if not tensors:
         raise RuntimeError("dstack expects a non-empty TensorList")
     return _core.write_out(out, S.cat([atleast_3d(t) for t in tensors], 2))
 

@@ -432,14 +432,16 @@ def stack(tensors, dim=0, *, out=None):
 
 
 def hstack(tensors):
-    if not len(tensors):
+    tensors = list(tensors)
+    if not tensors:
         raise RuntimeError("hstack expects a non-empty TensorList")
     tensors = [atleast_1d(t_) for t_ in tensors]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
-    if not len(tensors):
+    tensors = list(tensors)
+    if not tensors:
         raise RuntimeError("vstack expects a non-empty TensorList")
     return cat([atleast_2d(t_) for t_ in tensors], 0)
 
