@@ -4,6 +4,8 @@
     python tools/opinfo_report.py --json     # the same figures as JSON
     python tools/opinfo_report.py --write    # also write msnb/adapter/opinfo_results.json
     python tools/opinfo_report.py --limit 2 --only softmax
+    python tools/opinfo_report.py --errors-only            # PyTorch's error inputs (bad arguments)
+    python tools/opinfo_report.py --write-expected-errors  # ... and rewrite their expected mismatches
 
 Cases run in a child process, so that a case that kills the interpreter
 (a native crash) is recorded as such and the replay goes on.  Needs the
@@ -45,6 +47,80 @@ def _worker(limit, keys_file):
     return 0
 
 
+def _error_worker(keys_file):
+    """Child: replay the error inputs named in ``keys_file``, one JSON line per case."""
+    from msnb.adapter import opinfo as O
+    from msnb.adapter import opinfo_errors as E
+    cases = {c.key: c for c in E.error_cases(O.load_dbs()[0])}
+    print(json.dumps({"ready": True}), flush=True)
+    for key in filter(None, (ln.strip() for ln in Path(keys_file).read_text().splitlines())):
+        print(json.dumps({"begin": key}), flush=True)
+        out = E.run_error_case(cases[key])
+        row = out.as_dict()
+        row["expected"] = "" if out.ok else E.mismatch_reason(out)
+        print(json.dumps(row), flush=True)
+    return 0
+
+
+def replay_errors(only=(), progress=True):
+    """Every OpInfo error input through msnb, each in a child process that may die."""
+    from msnb.adapter import opinfo as O
+    from msnb.adapter import opinfo_errors as E
+    keys = [c.key for c in E.error_cases(O.load_dbs()[0]) if not only or any(o in c.key for o in only)]
+    return _supervise(keys, "--errors-worker", [], "error inputs", progress,
+                      lambda key, why: {"key": key, "op": key.rsplit(":error:", 1)[0], "status": "other",
+                                        "raised": "crash", "message": why, "regex": False, "reason": why,
+                                        "expected": f"msnb {why}"})
+
+
+def summarize_errors(results):
+    """The error-replay figures: cases by outcome, and ops whose every error input matches."""
+    rows = list(results.values())
+    status = collections.Counter(r["status"] for r in rows)
+    by_op = collections.defaultdict(list)
+    for r in rows:
+        by_op[r["op"]].append(r["status"] == "same")
+    other = collections.Counter(r["raised"] for r in rows if r["status"] == "other")
+    return {"cases": len(rows), "same": status["same"],
+            "same_and_regex": sum(1 for r in rows if r["status"] == "same" and r["regex"]),
+            "returned": status["returned"], "other": status["other"], "not_replayable": status["not_replayable"],
+            "ops": len(by_op), "ops_all_same": sum(all(v) for v in by_op.values()),
+            "other_types": other.most_common()}
+
+
+def print_error_summary(s):
+    print(f"error inputs replayed: {s['cases']} ({s['ops']} ops)")
+    print(f"  same exception type as PyTorch: {_pct(s['same'], s['cases'])}")
+    print(f"    and PyTorch's error_regex matches msnb's message: {_pct(s['same_and_regex'], s['cases'])}")
+    print(f"  returned a value: {s['returned']}")
+    print(f"  raised another type: {s['other']} " + ", ".join(f"{k} {n}" for k, n in s["other_types"]))
+    print(f"  not replayable: {s['not_replayable']}")
+    print(f"ops matching on every error input: {_pct(s['ops_all_same'], s['ops'])}")
+
+
+EXPECTED_ERRORS = REPO / "tests" / "adapter" / "opinfo" / "expected_error_mismatches.py"
+_EXPECTED_ERRORS_HEAD = '''"""OpInfo error inputs on which msnb does not raise PyTorch's exception type, each with why.
+
+Like PyTorch's ``xfail`` decorators, in one place: ``test_error_inputs``
+fails when a case listed here matches (remove the entry) or when a case not
+listed does not.  Keys are ``"<op>[.<variant>]:error:<index>"`` (the index in
+``op.error_inputs("cpu")``); the reason says what PyTorch raises and what msnb
+did.  Regenerate with ``python tools/opinfo_report.py --write-expected-errors``
+after fixing ops.
+"""
+
+__all__ = ["EXPECTED_ERROR_MISMATCHES"]
+
+EXPECTED_ERROR_MISMATCHES = {
+'''
+
+
+def write_expected_errors(results):
+    rows = [f"    {k!r}: {r['expected']!r}," for k, r in results.items() if r["status"] != "same"]
+    EXPECTED_ERRORS.write_text(_EXPECTED_ERRORS_HEAD + "\n".join(rows) + ("\n" if rows else "") + "}\n",
+                               encoding="utf-8")
+
+
 def _list_cases(only, suite=False):
     from msnb.adapter import opinfo as O
     op_db, module_db = O.load_dbs()
@@ -61,18 +137,28 @@ def _list_cases(only, suite=False):
 def replay(limit=None, only=(), progress=True):
     """Run every case in child processes; returns {key: result dict} in case order.
     ``limit="suite"``: the cases and sample counts ``tests/adapter/opinfo`` replays."""
-    from tqdm import tqdm
     meta = _list_cases(only, suite=limit == "suite")
-    todo = [m["key"] for m in meta]
+    extra = ["--limit", str(limit)] if limit else []
+    results = _supervise([m["key"] for m in meta], "--worker", extra, "opinfo replay", progress,
+                         lambda key, why: {"key": key, "passed": 0, "failed": 1, "failures": [[0, why]]})
+    return meta, results
+
+
+def _supervise(todo, worker_flag, extra, desc, progress, crashed):
+    """Feed case keys to ``--worker``-style children, one JSON line back per case; a case
+    during which the child dies is recorded as ``crashed(key, reason)`` and a new child
+    goes on with the rest."""
+    from tqdm import tqdm
+    todo = list(todo)
     results: dict[str, dict] = {}
-    bar = tqdm(total=len(todo), desc="opinfo replay", disable=not progress, file=sys.stderr)
+    bar = tqdm(total=len(todo), desc=desc, disable=not progress, file=sys.stderr)
     env = dict(os.environ, GLOG_v="3",
                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     keys = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
     keys.close()
     while todo:
         Path(keys.name).write_text("\n".join(todo) + "\n")
-        args = [sys.executable, __file__, "--worker", keys.name] + (["--limit", str(limit)] if limit else [])
+        args = [sys.executable, __file__, worker_flag, keys.name] + extra
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, env=env, cwd=str(REPO))
         current = None
         for line in proc.stdout:
@@ -80,6 +166,8 @@ def replay(limit=None, only=(), progress=True):
                 msg = json.loads(line)
             except ValueError:
                 continue  # stray output of an op
+            if not isinstance(msg, dict):
+                continue
             if "begin" in msg:
                 current = msg["begin"]
             elif "key" in msg:
@@ -89,15 +177,14 @@ def replay(limit=None, only=(), progress=True):
                 bar.update(1)
         rc = proc.wait()
         if current is not None:
-            results[current] = {"key": current, "passed": 0, "failed": 1,
-                                "failures": [[0, f"crash: the interpreter died (exit code {rc})"]]}
+            results[current] = crashed(current, f"crash: the interpreter died (exit code {rc})")
             todo.remove(current)
             bar.update(1)
         elif todo:
             raise SystemExit(f"replay worker exited with code {rc} before any case ran")
     bar.close()
     os.unlink(keys.name)
-    return meta, results
+    return results
 
 
 def _norm_reason(r):
@@ -222,10 +309,19 @@ def main(argv=None):
                    help="replay as the test suite does and rewrite tests/adapter/opinfo/expected_failures.py")
     p.add_argument("--only", action="append", default=[], help="replay only case keys containing this")
     p.add_argument("--raw", type=Path, help="also save every case's result to this JSON file")
+    p.add_argument("--errors-only", action="store_true",
+                   help="replay PyTorch's error inputs (OpInfo error_inputs) instead of the samples")
+    p.add_argument("--write-expected-errors", action="store_true",
+                   help="replay the error inputs and rewrite tests/adapter/opinfo/expected_error_mismatches.py")
     p.add_argument("--worker", metavar="KEYS_FILE", help=argparse.SUPPRESS)
+    p.add_argument("--errors-worker", metavar="KEYS_FILE", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.worker:
         return _worker(a.limit, a.worker)
+    if a.errors_worker:
+        return _error_worker(a.errors_worker)
+    if a.errors_only or a.write_expected_errors:
+        return _errors_main(a)
     if a.limit not in (None, "suite"):
         a.limit = int(a.limit)
     if a.write_expected:
@@ -244,6 +340,25 @@ def main(argv=None):
         print(json.dumps(s, indent=1))
     else:
         print_summary(s)
+        print(f"({s['seconds']} s)")
+    return 0
+
+
+def _errors_main(a):
+    t0 = time.time()
+    results = replay_errors(a.only)
+    if a.write_expected_errors:
+        if a.only:
+            raise SystemExit("--write-expected-errors replays every error input: drop --only")
+        write_expected_errors(results)
+    s = summarize_errors(results)
+    s["seconds"] = round(time.time() - t0, 1)
+    if a.raw:
+        a.raw.write_text(json.dumps(results, indent=1) + "\n")
+    if a.json:
+        print(json.dumps(s, indent=1))
+    else:
+        print_error_summary(s)
         print(f"({s['seconds']} s)")
     return 0
 

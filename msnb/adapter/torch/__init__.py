@@ -112,4 +112,6 @@ def __getattr__(name):
 
 from . import _numpy_compat as _np_compat  # noqa: E402 - last: wraps the functions bound above
 _np_compat.apply(globals(), "torch")
+from . import _number_args  # noqa: E402 - after the bindings it wraps
+_number_args.apply(globals(), "torch")
 _np_compat.apply_to_tensor(Tensor)

@@ -115,6 +115,23 @@ _SCALAR_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", 
                  "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
+_C_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+            "int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
+            "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _c_name_of(d) -> str:
+    """PyTorch's C++ type name (``float``, ``long int`` ...) used in its ``out=`` dtype errors."""
+    return _C_NAMES[to_torch_dtype(d)._name]
+
+
+def check_out_dtype(out, dtype) -> None:
+    """PyTorch's refusal of an ``out=`` tensor of another dtype than the result's."""
+    if out is not None and out.dtype is not dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_c_name_of(dtype)}, but got {_c_name_of(out.dtype)} "
+                           "instead")
+
+
 def _name_of(d) -> str:
     """PyTorch's C++ scalar-type name (``Float``, ``Long`` ...) used in its error messages."""
     return _SCALAR_NAMES[to_torch_dtype(d)._name]

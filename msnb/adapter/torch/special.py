@@ -72,3 +72,5 @@ def __getattr__(name):
 
 from . import _numpy_compat as _np_compat  # noqa: E402 - last: wraps the functions defined above
 _np_compat.apply(globals(), "torch.special")
+from . import _number_args  # noqa: E402 - after the bindings it wraps
+_number_args.apply(globals(), "torch.special")

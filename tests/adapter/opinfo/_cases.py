@@ -6,7 +6,7 @@ import functools
 
 from msnb.adapter import opinfo
 
-__all__ = ["all_cases", "op_cases", "module_cases"]
+__all__ = ["all_cases", "op_cases", "module_cases", "error_cases"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -25,3 +25,17 @@ def module_cases():
 def all_cases():
     """Every case the suite replays (``opinfo.suite_cases``)."""
     return opinfo.suite_cases(op_cases() + module_cases())
+
+
+@functools.lru_cache(maxsize=1)
+def error_cases():
+    """Every OpInfo error input the suite replays (``opinfo_errors.error_cases``), drawn on a
+    helper thread: PyTorch seeds each error input with ``torch.manual_seed``, which formats the
+    caller's stack, and pytest's ~45 frames made the drawing take 2-3 times longer (the inputs
+    are the same on any stack: no unittest.TestCase is on either)."""
+    import concurrent.futures
+
+    from msnb.adapter import opinfo_errors
+    db = _dbs()[0]
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="opinfo-errors") as pool:
+        return pool.submit(opinfo_errors.error_cases, db).result()

@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 
-from .. import _dtype as D
+from .. import _core, _dtype as D
 from .._core import TensorPy, cast
 from . import shape as S
 from .creation import size_args
@@ -70,7 +70,7 @@ def _dir_split(name, input, ios, dim, min_dims):
     if input.ndim < min_dims:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor "
                            f"with {input.ndim} dimensions!")
-    if isinstance(ios, int) and input.shape[dim] % ios:
+    if isinstance(ios, int) and (ios == 0 or input.shape[dim] % ios):
         raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
                            f"{input.shape[dim]} is not divisible by the split_size {ios}!")
     return tensor_split(input, ios, dim)
@@ -109,12 +109,20 @@ def atleast_3d(*tensors):
 
 
 def column_stack(tensors, *, out=None):
+    """msnb implementation of ``torch.column_stack``."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("column_stack expects a non-empty TensorList")
     cols = [S.reshape(t, (t.numel(), 1)) if t.ndim <= 1 else t for t in tensors]
-    return S.hstack(cols)
+    return _core.write_out(out, S.hstack(cols))
 
 
 def dstack(tensors, *, out=None):
-    return S.cat([atleast_3d(t) for t in tensors], 2)
+    """msnb implementation of ``torch.dstack``."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("dstack expects a non-empty TensorList")
+    return _core.write_out(out, S.cat([atleast_3d(t) for t in tensors], 2))
 
 
 def row_stack(tensors, *, out=None):

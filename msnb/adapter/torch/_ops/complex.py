@@ -110,6 +110,9 @@ def complex(real, imag, *, out=None):  # noqa: A001 - torch's name
         record("ComplexBackward0", res, (re, im), lambda g: (_re(g), _im(g)))
     if out is not None:
         from .._core import write_out
+        if out.dtype is not res.dtype:
+            raise RuntimeError(f"Expected object of scalar type {D._name_of(res.dtype)} but got scalar type "
+                               f"{D._name_of(out.dtype)} for argument 'out'")
         return write_out(out, res)
     return res
 

@@ -262,16 +262,32 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
-    if step == 0:
+    if step == 0 or step != step:
         raise RuntimeError("step must be nonzero")
+    if dtype is None and out is not None:
+        dtype = out.dtype  # PyTorch computes in out's dtype
     if dtype is None:
         dtype = D.int64 if all(isinstance(v, int) for v in (start, end, step)) else D.get_default_dtype()
     d = D.to_torch_dtype(dtype)
+    _arange_check(start, end, step, d)
+    if not d.is_floating_point and not d.is_complex:  # PyTorch computes in the (integral) dtype
+        start, end, step = int(start), int(end), int(step)
     n = max(0, math.ceil((end - start) / step))
     arr = (start + np.arange(n, dtype=np.float64) * step) if d.is_floating_point else \
         np.arange(start, end, step, dtype=np.int64)
     t = _finish(arr.astype(d.numpy), d, requires_grad)
     return _core.write_out(out, t)
+
+
+def _arange_check(start, end, step, d):
+    """PyTorch's refusals: a step that truncates to 0 in an integral dtype (ValueError), a
+    non-finite bound, bounds on the wrong side of the step's sign (RuntimeError)."""
+    if not d.is_floating_point and not d.is_complex and int(step) == 0:
+        raise ValueError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
 
 
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A001
@@ -285,12 +301,26 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """msnb implementation of ``torch.linspace``."""
+    _steps_check("linspace", start, end, steps)
     d = D.to_torch_dtype(dtype) if dtype is not None else D.get_default_dtype()
     arr = np.linspace(_num(start), _num(end), int(steps), dtype=np.float64)
     return _core.write_out(out, _finish(arr.astype(d.numpy), d, requires_grad))
 
 
+def _steps_check(name, start, end, steps):
+    """PyTorch's argument parser takes ``steps`` as an int only; a negative count is refused."""
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) and not (
+            isinstance(steps, TensorPy) and steps.ndim == 0 and not steps.dtype.is_floating_point):
+        kinds = ", ".join(type(v).__name__ if not isinstance(v, TensorPy) else "Tensor" for v in (start, end, steps))
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({kinds}), but expected "
+                        f"(Number start, Number end, int steps, ...)")
+    if int(steps) < 0:
+        raise RuntimeError("number of steps must be non-negative")
+
+
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    """msnb implementation of ``torch.logspace``."""
+    _steps_check("logspace", start, end, steps)
     d = D.to_torch_dtype(dtype) if dtype is not None else D.get_default_dtype()
     arr = np.logspace(_num(start), _num(end), int(steps), base=base)
     return _finish(arr.astype(d.numpy), d, requires_grad)
@@ -298,6 +328,10 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """msnb implementation of ``torch.eye``."""
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     d = D.to_torch_dtype(dtype) if dtype is not None else D.get_default_dtype()
     return _core.write_out(out, _finish(np.eye(n, m if m is not None else n, dtype=d.numpy), d,
                                         requires_grad))

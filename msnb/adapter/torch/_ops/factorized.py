@@ -181,9 +181,10 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     """msnb implementation of ``torch.ormqr``: ``op(Q) other`` (``other op(Q)`` when not ``left``) for
     ``Q = H_1 ... H_k`` of ``geqrf``'s Householder vectors, ``op`` the transpose when ``transpose``."""
     from .linalg import matmul
+    for what, t in (("input", input), ("other", other)):
+        if t.ndim < 2:
+            raise RuntimeError(f"torch.ormqr: {what} must have at least 2 dimensions.")
     m = input.shape[-2]
-    if input.ndim < 2 or other.ndim < 2:
-        raise RuntimeError("torch.ormqr: input must have at least 2 dimensions.")
     side = -2 if left else -1
     if other.shape[side] != m:
         raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2]")

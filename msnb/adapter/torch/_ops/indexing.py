@@ -263,6 +263,14 @@ def index_add(input, dim, index, source, *, alpha=1):
     """msnb implementation of ``torch.index_add`` (out of place)."""
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
+    if input.ndim and source.ndim:
+        if source.ndim != input.ndim or any(a != b for i, (a, b) in enumerate(zip(input.shape, source.shape))
+                                            if i != d):
+            raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified "
+                               f"dimension. Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+        if index.numel() != source.shape[d]:
+            raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to "
+                               f"source.size(dim) ({source.shape[d]})")
     src = source if alpha == 1 else P.mul(source, alpha)
     src = cast(src, input.dtype)
     idx = cast(index, D.int64).reshape(-1)
@@ -309,10 +317,25 @@ def check_in_bounds(idx, size, dim, exc=RuntimeError):
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
-def gather(input, dim, index, *, sparse_grad=False):
-    """msnb implementation of ``torch.gather``."""
+def _same_rank(input, index, what):
+    """PyTorch's gather / scatter take an index of the input's rank (a 0-d one aside)."""
+    if input.ndim and index.ndim and input.ndim != index.ndim:
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} tensor")
+
+
+def _same_dtype(input, src):
+    if isinstance(src, TensorPy) and src.dtype is not input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+
+
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """msnb implementation of ``torch.gather`` (``out`` of the input's dtype, as PyTorch requires)."""
     from .reduction import dims_of
+    if out is not None:
+        D.check_out_dtype(out, input.dtype)
+        return _core.write_out(out, gather(input, dim, index, sparse_grad=sparse_grad))
     d = dims_of(input, dim)[0]
+    _same_rank(input, index, "input")
     _check_index(index, "gather(): Expected dtype int32/int64 for index")
     idx = cast(index, D.int64)
     check_in_bounds(idx, input.shape[d] if input.ndim else 1, d)
@@ -364,6 +387,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """msnb implementation of ``torch.scatter`` (tensor or scalar ``src``; reduce 'add'/'multiply')."""
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
+    _same_dtype(input, src)
+    _same_rank(input, index, "self")
     idx = cast(index, D.int64)
     check_in_bounds(idx, input.shape[d] if input.ndim else 1, d)
     if src is None:
@@ -392,6 +417,8 @@ def scatter_add(input, dim, index, src):
     """msnb implementation of ``torch.scatter_add``."""
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
+    _same_dtype(input, src)
+    _same_rank(input, index, "self")
     idx = cast(index, D.int64)
     check_in_bounds(idx, input.shape[d] if input.ndim else 1, d)
     src = cast(src, input.dtype)
@@ -404,6 +431,11 @@ def scatter_add(input, dim, index, src):
     return res
 
 
+#: PyTorch's C++ type names in its conversion errors
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "bool": "bool"}
+
+
 def masked_fill(input, mask, value):
     """msnb implementation of ``torch.masked_fill``."""
     if isinstance(value, TensorPy):
@@ -412,6 +444,10 @@ def masked_fill(input, mask, value):
                                f"with {value.ndim} dimension(s).")
         if not value.requires_grad:
             value = value.item()
+    if not input.dtype.is_complex and (isinstance(value, complex) or (
+            isinstance(value, TensorPy) and value.dtype.is_complex)):
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPES.get(input.dtype._name, input.dtype._name)} "
+                           "without overflow")
     if input.dtype is D.bool and not isinstance(value, TensorPy):
         value = bool(value)
     res = P.where(cast(mask, D.bool), value if isinstance(value, TensorPy) else

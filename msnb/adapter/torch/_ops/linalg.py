@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core, _dtype as D
-from .._core import K, adopt, needs_grad, record, wrap, write_out
+from .._core import K, adopt, needs_grad, record, wrap, wrap_dim, write_out
 from ..autograd.graph import name_node
 from . import pointwise as P
 from .._sparse_coo import SparseCooTensor, sparse_matmul
@@ -84,6 +84,9 @@ def mv(input, vec):
 def dot(input, other):
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {D._name_of(input.dtype)} "
+                           f"and {D._name_of(other.dtype)}")
     return name_node((input * other).sum(), "DotBackward0", input, other)
 
 
@@ -243,6 +246,11 @@ def cross(input, other, dim=None, *, out=None):
     from .shape import broadcast_tensors, stack
     if input.ndim != other.ndim:
         raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+    if dim is not None:  # the cross dimension itself never broadcasts (a size-1 one is refused)
+        d = wrap_dim(dim, input.ndim)
+        if input.shape[d] != 3 or other.shape[d] != 3:
+            raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} "
+                               f"and {other.shape[d]}")
     if tuple(input.shape) != tuple(other.shape):
         input, other = broadcast_tensors(input, other)
     if dim is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import return_types
+from .. import _core
 from .. import _dtype as D
 from .._core import K, cast, needs_grad, record, wrap
 from . import complex as CX
@@ -53,6 +54,10 @@ def eye_like(n, x):
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """msnb implementation of ``torch.diag_embed``."""
+    nd = input.ndim + 1  # the result's rank: the dims name its axes
+    dim1, dim2 = _core.wrap_dim(dim1, nd), _core.wrap_dim(dim2, nd)
+    if dim1 == dim2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     if offset != 0 or (dim1 % (input.ndim + 1), dim2 % (input.ndim + 1)) != (input.ndim - 1, input.ndim):
         from .positions import diag_embed_general
         return diag_embed_general(input, offset, dim1, dim2)
@@ -65,7 +70,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     from .creation import tensor
     from .indexing import index_select
     nd = input.ndim
-    d1, d2 = dim1 % nd, dim2 % nd
+    d1, d2 = _core.wrap_dim(dim1, nd), _core.wrap_dim(dim2, nd)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     rest = [d for d in range(nd) if d not in (d1, d2)]

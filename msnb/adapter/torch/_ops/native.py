@@ -38,6 +38,9 @@ def _stats(x, dims, eps):
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """msnb implementation of ``torch.native_layer_norm``: ``(output, mean, rstd)``."""
     k = len(normalized_shape)
+    if k == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {list(normalized_shape)}")
     if tuple(input.shape[input.ndim - k:]) != tuple(normalized_shape):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")

@@ -384,7 +384,17 @@ def _unary(name, kname, grad_fn=None, float_only=True, save_out=False, int_ident
     return op
 
 
-neg = _unary("NegBackward0", "neg", lambda g, x, y: neg(g), float_only=False, keeps=_FI)
+_neg = _unary("NegBackward0", "neg", lambda g, x, y: neg(g), float_only=False, keeps=_FI)
+
+
+def neg(input, *, out=None):
+    """msnb implementation of ``torch.neg``; a bool tensor is refused, as in PyTorch."""
+    if input.dtype is D.bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    return _neg(input, out=out)
+
+
 negative = neg
 exp = _unary("ExpBackward0", "exp", lambda g, x, y: mul(g, y), save_out=True)
 log = _unary("LogBackward0", "log", lambda g, x, y: div(g, x))
@@ -682,6 +692,8 @@ def logical_not(input, *, out=None):
 def _bitwise(kname, logical):
     def op(input, other, *, out=None):
         kernel = getattr(K, kname)
+        if not isinstance(input, TensorPy) and isinstance(other, TensorPy):  # PyTorch's (Scalar, Tensor) overload
+            input, other = other, input  # and, or, xor commute
         if input.dtype is D.bool and (not isinstance(other, TensorPy) or other.dtype is D.bool):
             return logical(input, other, out=out)
         a, b, rt = binary_operands(input, other)
@@ -751,6 +763,10 @@ def equal(input, other) -> bool:
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """msnb implementation of ``torch.isclose`` (equal infinities are close, as in PyTorch)."""
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
     with _no_grad():
         close = eq(input, other)
         if equal_nan:

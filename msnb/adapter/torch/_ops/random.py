@@ -191,7 +191,10 @@ def _bernoulli_p(shape, p, dtype, generator=None):
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    """msnb implementation of ``torch.multinomial`` (PyTorch's two CPU algorithms)."""
+    """msnb implementation of ``torch.multinomial`` (PyTorch's two CPU algorithms); ``out`` must be
+    int64 (checked first, as PyTorch does) and receives the draw."""
+    if out is not None and out.dtype is not D.int64:
+        raise RuntimeError(f"multinomial expects Long tensor out, got: {D._name_of(out.dtype)}")
     probs = input.detach().numpy()
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -205,7 +208,11 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if (probs.reshape(-1, probs.shape[-1]).sum(-1) == 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    return _finish(S.multinomial(gen(generator), probs, int(num_samples), bool(replacement)), D.int64)
+    res = _finish(S.multinomial(gen(generator), probs, int(num_samples), bool(replacement)), D.int64)
+    if out is None:
+        return res
+    from .._core import write_out
+    return write_out(out, res)
 
 
 def poisson(input, generator=None):
@@ -347,5 +354,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """msnb implementation of ``Tensor.cauchy_``."""
     _need_float(self, "cauchy_cpu")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
     g = gen(generator)
     return _fill_drawn(self, lambda n: S.cauchy(g, n, median, sigma))

@@ -32,8 +32,11 @@ def dims_of(x, dim):
         m = _b.max(nd, 1)
         if not -m <= d < m:
             raise IndexError(f"Dimension out of range (expected to be in range of [{-m}, {m - 1}], but got {d})")
-        out.append(d % nd if nd else 0)
-    return tuple(sorted(set(out)))
+        w = d % nd if nd else 0
+        if w in out:  # PyTorch refuses a dim named twice (``sum(x, (0, -4))`` of a 4-d x)
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        out.append(w)
+    return tuple(sorted(out))
 
 
 # input dtypes whose sum/mean CPU kernels exist (none for bfloat16; see pointwise._F)
@@ -169,7 +172,7 @@ def _amaxmin(kname, name, input, dim, keepdim):
     x = input
     dims = dims_of(x, dim)
     if _b.any(x.shape[d] == 0 for d in dims) if x.ndim else False:
-        op = name[:3].lower()
+        op = kname
         if dim is None:
             raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
@@ -186,12 +189,22 @@ def _amaxmin(kname, name, input, dim, keepdim):
     return res
 
 
-def amax(input, dim=(), keepdim=False):
-    return _amaxmin("amax", "AmaxBackward0", input, None if dim == () else dim, keepdim)
+def _amaxmin_out(input, out):
+    if out is not None and out.dtype is not input.dtype:
+        raise RuntimeError(f"Expected the dtype for input and out to match, but got {D._name_of(input.dtype)} for "
+                           f"input's dtype and {D._name_of(out.dtype)} for out's dtype.")
 
 
-def amin(input, dim=(), keepdim=False):
-    return _amaxmin("amin", "AminBackward0", input, None if dim == () else dim, keepdim)
+def amax(input, dim=(), keepdim=False, *, out=None):
+    """msnb implementation of ``torch.amax`` (``out`` of the input's dtype, as PyTorch requires)."""
+    _amaxmin_out(input, out)
+    return write_out(out, _amaxmin("amax", "AmaxBackward0", input, None if dim == () else dim, keepdim))
+
+
+def amin(input, dim=(), keepdim=False, *, out=None):
+    """msnb implementation of ``torch.amin`` (``out`` of the input's dtype, as PyTorch requires)."""
+    _amaxmin_out(input, out)
+    return write_out(out, _amaxmin("amin", "AminBackward0", input, None if dim == () else dim, keepdim))
 
 
 def _max_min(kname, result_cls, name, input, dim, keepdim, other):

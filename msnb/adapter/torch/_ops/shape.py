@@ -238,9 +238,18 @@ def t(input):
 
 
 def movedim(input, source, destination):
+    """msnb implementation of ``torch.movedim``, with PyTorch's checks of the two dim lists."""
     nd = input.ndim
-    src = [_core.wrap_dim(s, nd) for s in ((source,) if isinstance(source, int) else source)]
-    dst = [_core.wrap_dim(d, nd) for d in ((destination,) if isinstance(destination, int) else destination)]
+    source = [source] if isinstance(source, int) else list(source)
+    destination = [destination] if isinstance(destination, int) else list(destination)
+    if len(source) != len(destination):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({source} dims) should contain "
+                           f"the same number of dims as destination ({destination} dims)")
+    src = [_core.wrap_dim(s, nd) for s in source]
+    dst = [_core.wrap_dim(d, nd) for d in destination]
+    for what, given, wrapped in (("source", source, src), ("destination", destination, dst)):
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"movedim: repeated dim in `{what}` ({given})")
     order = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -354,9 +363,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 def cat(tensors, dim=0, *, out=None):
     """msnb implementation of ``torch.cat`` (promotes dtypes; skips legacy empty 1-D tensors)."""
     from .._core import write_out
+    tensors = _tensor_list(tensors)
     ts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or list(tensors)[:1]
-    if not ts:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     _check_cat(ts, dim)
     rt = ts[0].dtype
     for t_ in ts[1:]:
@@ -374,6 +382,24 @@ def cat(tensors, dim=0, *, out=None):
 
 
 concat = concatenate = cat
+
+
+def _tensor_list(tensors):
+    """``cat``'s argument checked as PyTorch's parser and kernel do: a non-empty sequence of
+    Tensors (``ValueError`` when empty, ``TypeError`` for a Tensor or a non-Tensor element),
+    none of them 0-d."""
+    if isinstance(tensors, TensorPy):
+        raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for k, t_ in enumerate(tensors):
+        if not isinstance(t_, TensorPy):
+            raise TypeError(f"expected Tensor as element {k} in argument 0, but got {type(t_).__name__}")
+    for k, t_ in enumerate(tensors):
+        if t_.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {k}) cannot be concatenated")
+    return tensors
 
 
 def _check_cat(ts, dim):
@@ -406,11 +432,17 @@ def stack(tensors, dim=0, *, out=None):
 
 
 def hstack(tensors):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("hstack expects a non-empty TensorList")
     tensors = [atleast_1d(t_) for t_ in tensors]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("vstack expects a non-empty TensorList")
     return cat([atleast_2d(t_) for t_ in tensors], 0)
 
 
@@ -425,9 +457,32 @@ def atleast_2d(x):
 def narrow(input, dim, start, length):
     """msnb implementation of ``torch.narrow`` (a view)."""
     from .indexing import getitem
-    d = dims_of(input, dim)[0]
+    d, start, length = narrow_args(input, dim, start, length)
     idx = (slice(None),) * d + (slice(start, start + length),)
     return getitem(input, idx)
+
+
+def narrow_args(input, dim, start, length):
+    """``(dim, start, length)`` of a ``narrow`` checked and wrapped as PyTorch does: no 0-d
+    input, ``start`` in ``[-size, size]`` (an int or a 0-d integral tensor), a non-negative
+    ``length`` that stays inside the dimension."""
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = dims_of(input, dim)[0]
+    if isinstance(start, TensorPy):
+        if start.ndim != 0 or start.dtype.is_floating_point or start.dtype.is_complex or start.dtype is D.bool:
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = int(start.item())
+    size = input.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if start < 0:
+        start += size
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return d, start, length
 
 
 def select(input, dim, index):
@@ -517,6 +572,8 @@ alias_data = detach
 
 
 def tril(input, diagonal=0):
+    if input.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
     res = wrap(K.tril(input, diagonal))
     if needs_grad(input):
         record("TrilBackward0", res, (input,), lambda g: (tril(g, diagonal),))
@@ -524,6 +581,8 @@ def tril(input, diagonal=0):
 
 
 def triu(input, diagonal=0):
+    if input.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
     res = wrap(K.triu(input, diagonal))
     if needs_grad(input):
         record("TriuBackward0", res, (input,), lambda g: (triu(g, diagonal),))

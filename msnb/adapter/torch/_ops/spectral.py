@@ -65,6 +65,8 @@ def _dims_sizes(x, s, dim, one=False):
         raise RuntimeError("When given, dim and shape arguments must have the same length")
     out = []
     for d in dims:
+        if nd == 0:  # a transform needs a dimension: PyTorch names the one asked for
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
         if not -nd <= d < max(nd, 1):
             raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
         out.append(d % nd)

@@ -128,6 +128,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     """msnb implementation of ``torch.diff``."""
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
     d = R.dims_of(input, dim)[0]
     parts = [t for t in (prepend, input, append) if t is not None]
     x = S.cat([t if isinstance(t, TensorPy) else _full_like_slice(input, d, t) for t in parts], d) \
@@ -152,6 +154,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """msnb implementation of ``torch.gradient`` (uniform spacing: a number, or one per dimension)."""
     dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
     dims = [R.dims_of(input, k)[0] for k in dims]
+    R.dims_of(input, dims)  # a dim named twice is refused, as in PyTorch
     if spacing is None:
         spacing = 1
     if isinstance(spacing, (int, float)):
@@ -194,7 +197,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     d = R.dims_of(input, dim)[0]
     n = input.shape[d] if input.ndim else 1
     if not 1 <= k <= n:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if input.ndim == 0:
         return _Kth(S.clone(input), _long(np.zeros((), np.int64)))
     from .tie_order import kth_indices
@@ -309,12 +312,20 @@ def mode(input, dim=-1, keepdim=False):
     return _pick(input, d, idx, keepdim, _Mode)
 
 
-def aminmax(input, *, dim=None, keepdim=False):
-    """msnb implementation of ``torch.aminmax``."""
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    """msnb implementation of ``torch.aminmax`` (``out``: a (min, max) pair of the input's dtype)."""
+    if out is not None:
+        for o in out:
+            D.check_out_dtype(o, input.dtype)
     if dim is None:
-        return _MinMax(R.amin(input), R.amax(input)) if not keepdim else \
+        res = _MinMax(R.amin(input), R.amax(input)) if not keepdim else \
             _MinMax(R.amin(input, tuple(range(input.ndim)), True), R.amax(input, tuple(range(input.ndim)), True))
-    return _MinMax(R.amin(input, dim, keepdim), R.amax(input, dim, keepdim))
+    else:
+        res = _MinMax(R.amin(input, dim, keepdim), R.amax(input, dim, keepdim))
+    if out is None:
+        return res
+    from .._core import write_out
+    return _MinMax(write_out(out[0], res[0]), write_out(out[1], res[1]))
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -386,6 +397,8 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
     w = None if weight is None else _host(weight).reshape(-1)
     if isinstance(bins, int):
         bins = [bins] * k
+    if len(bins) != k:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
     edges = []
     for j, b in enumerate(bins):
         if isinstance(b, TensorPy):
@@ -609,6 +622,12 @@ def dist(input, other, p=2):
 def renorm(input, p, dim, maxnorm):
     """msnb implementation of ``torch.renorm``: slices along ``dim`` scaled to norm at most ``maxnorm``."""
     from .norms import vector_norm
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     d = R.dims_of(input, dim)[0]
     others = tuple(i for i in range(input.ndim) if i != d)
     norm = vector_norm(input, p, others, keepdim=True)
@@ -616,6 +635,29 @@ def renorm(input, p, dim, maxnorm):
         over = P.gt(norm, maxnorm)
     scale = P.where(over, P.div(maxnorm, P.add(norm, 1e-7)), 1.0)
     return P.mul(input, scale.detach() if not input.requires_grad else scale)
+
+
+def _cov_weights_check(w, name, n):
+    """PyTorch's checks of ``cov``'s observation weights: 0-d or 1-d, one per observation,
+    integral frequency weights, floating importance weights, none negative."""
+    if w is None:
+        return
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                           f"{w.ndim} dimensions")
+    integral = not w.dtype.is_floating_point and not w.dtype.is_complex
+    if name == "fweights" and not integral:
+        raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with "
+                           f"{D._name_of(w.dtype)} dtype")
+    if name == "aweights" and not w.dtype.is_floating_point:
+        raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with "
+                           f"{D._name_of(w.dtype)} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the input "
+                           f"but got {w.numel()} != {n}")
+    from ...graph.capture import recording
+    if w.numel() and not recording() and bool((w < 0).any().item()):  # a value check reads the host
+        raise RuntimeError(f"cov(): {name} cannot be negative")
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
@@ -627,6 +669,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if not x.dtype.is_floating_point and not x.dtype.is_complex:
         x = cast(x, D.get_default_dtype())
     n = x.shape[1]
+    _cov_weights_check(fweights, "fweights", n)
+    _cov_weights_check(aweights, "aweights", n)
     w = None
     if fweights is not None:
         w = cast(fweights, x.dtype)
