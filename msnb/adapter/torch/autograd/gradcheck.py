@@ -1,7 +1,8 @@
 """msnb implementation of ``torch.autograd.gradcheck`` / ``gradgradcheck``: an op's
 backward (a custom ``autograd.Function`` above all) checked against finite differences.
 
-Each differentiable input element is nudged by ``+-eps`` (central differences) to build the numerical Jacobian; the analytical one comes from one
+Each differentiable input element is nudged by ``+-eps`` (central differences) to build
+the numerical Jacobian; the analytical one comes from one
 ``autograd.grad`` call per output element.  They must agree within
 ``atol + rtol * |numerical|``, else ``GradcheckError`` (a ``RuntimeError``, as
 PyTorch's) names the output and input and prints both Jacobians, or the call returns

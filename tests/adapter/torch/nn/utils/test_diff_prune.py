@@ -100,7 +100,8 @@ def test_global_unstructured_matches_pytorch():
         P(t).global_unstructured([(net[0], "weight"), (net[2], "weight"), (net[0], "bias")],
                                  pruning_method=P(t).L1Unstructured, amount=0.4)
         res.append(([float((p == 0).sum()) for p in (net[0].weight, net[2].weight, net[0].bias)],
-                    {n: b for n, b in net.named_buffers()}, [type(h).__name__ for h in net[2]._forward_pre_hooks.values()]))
+                    {n: b for n, b in net.named_buffers()},
+                    [type(h).__name__ for h in net[2]._forward_pre_hooks.values()]))
     _same(res[0], res[1], "global")
 
 
