@@ -76,6 +76,16 @@ def wikitext(root: Path, tokens=6000, vocab=300) -> None:
         (d / f"{split}.txt").write_text("\n".join(lines) + "\n")
 
 
+def ptb(root: Path, tokens=3000, vocab=200) -> None:
+    """Penn Treebank's ``data/train.txt`` layout: one sentence of space-separated words per line."""
+    d = root / "data"
+    d.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(0)
+    seq = rng.integers(0, vocab, tokens)
+    lines = [" " + " ".join(f"w{k}" for k in seq[i:i + 15]) + " " for i in range(0, tokens, 15)]
+    (d / "train.txt").write_text("\n".join(lines) + "\n")
+
+
 def image_folder(root: Path, classes=3, per_class=8, size=40) -> None:
     from PIL import Image
     rng = np.random.default_rng(0)
@@ -132,6 +142,7 @@ GENERATORS = {
     "bsds300": lambda cwd: bsds300(cwd),
     "names": lambda cwd: names(cwd),
     "wikitext": lambda cwd: wikitext(cwd),
+    "ptb_here": lambda cwd: ptb(cwd),
     "image_folder": lambda cwd: image_folder(cwd),
 }
 

@@ -139,7 +139,6 @@ class _TorchPickler(pickle._Pickler):  # pure-Python pickler: lets us write GLOB
         return None
 
     def reducer_override(self, obj):
-        from ._tensor import Tensor
         import mindspore as ms
 
         if isinstance(obj, _PlainTensor):
@@ -148,13 +147,13 @@ class _TorchPickler(pickle._Pickler):  # pure-Python pickler: lets us write GLOB
         if isinstance(obj, ms.Tensor):
             shape = tuple(int(n) for n in obj.shape)
             ref = self._ref(obj)
-            grad = bool(getattr(obj, "requires_grad", False)) and (
-                not isinstance(obj, Tensor) or obj.is_leaf)
-            if isinstance(obj, ms.Parameter) and not isinstance(obj, Tensor):
-                grad = bool(obj.requires_grad)
-            if grad:
-                return (_G_REBUILD_PARAM, (_PlainTensor(ref, shape), True, collections.OrderedDict()))
-            return (_G_REBUILD_V2, (ref, 0, shape, _contiguous_strides(shape), False, collections.OrderedDict()))
+            # as PyTorch writes them: a Parameter (msnb's subclasses MindSpore's) through
+            # _rebuild_parameter whatever its requires_grad; any other tensor as a plain tensor
+            # carrying its requires_grad (a non-leaf loads as a leaf that requires grad)
+            grad = bool(getattr(obj, "requires_grad", False))
+            if isinstance(obj, ms.Parameter):
+                return (_G_REBUILD_PARAM, (_PlainTensor(ref, shape), grad, collections.OrderedDict()))
+            return (_G_REBUILD_V2, (ref, 0, shape, _contiguous_strides(shape), grad, collections.OrderedDict()))
         from ._tensor import Size
         from ._device import device
 

@@ -77,15 +77,18 @@ def test_msnb_file_loads_in_real_torch_weights_only(tmp_path):
 
 
 def test_parameter_round_trips_through_real_torch(tmp_path):
-    """requires_grad leaf tensors are written with _rebuild_parameter."""
+    """A requires_grad leaf tensor is written as PyTorch writes it: a plain tensor that
+    requires grad (not a Parameter); a Parameter stays a Parameter."""
     p = torch.ones(2)
     p.requires_grad_(True)
     path = tmp_path / "p.pt"
-    torch.save({"p": p}, path)
+    torch.save({"p": p, "w": torch.nn.Parameter(torch.ones(2))}, path)
     back = real_torch.load(path, weights_only=True)
-    assert isinstance(back["p"], real_torch.nn.Parameter) and back["p"].requires_grad
+    assert type(back["p"]) is real_torch.Tensor and back["p"].requires_grad
+    assert isinstance(back["w"], real_torch.nn.Parameter) and back["w"].requires_grad
     again = torch.load(path)
-    assert again["p"].requires_grad
+    assert type(again["p"]) is torch.Tensor and again["p"].requires_grad
+    assert isinstance(again["w"], torch.nn.Parameter)
 
 
 def test_msnb_round_trip_and_bytesio():

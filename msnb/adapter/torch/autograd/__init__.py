@@ -9,9 +9,11 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         no_grad, set_grad_enabled)
 from .graph import Node, run_backward
 from . import function, grad_mode, graph
+from . import gradcheck as _gradcheck_module  # noqa: F401 - importable as torch.autograd.gradcheck's module too
+from .gradcheck import gradcheck, gradgradcheck  # the functions shadow the module name, as in PyTorch
 
 __all__ = ["backward", "grad", "Variable", "Function", "no_grad", "enable_grad", "set_grad_enabled",
-           "inference_mode", "graph"]
+           "inference_mode", "graph", "gradcheck", "gradgradcheck"]
 
 
 def _as_tuple(x):

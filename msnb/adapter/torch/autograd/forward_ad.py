@@ -83,8 +83,19 @@ def make_dual(tensor, tangent, *, level=None):
                            f"forward gradient is of size {list(tangent.shape)}.")
     with grad_mode.enable_grad():
         dual = tensor.clone() if tensor.requires_grad else tensor.detach().requires_grad_(True)
-    lv["duals"].append((dual, tangent.detach()))
+    lv["duals"].append((dual, _tangent_as_kept(tensor, tangent)))
     return dual
+
+
+def _tangent_as_kept(primal, tangent):
+    """PyTorch keeps the tangent object itself when its layout (strides) is the primal's, and a
+    copy in the primal's layout otherwise: ``unpack_dual(d).tangent is tangent`` holds exactly
+    then.  A tangent that requires grad is kept detached (msnb's forward AD is not differentiable)."""
+    if tangent.requires_grad:
+        return tangent.detach()
+    if tangent.is_contiguous() == primal.is_contiguous() and tuple(tangent.stride()) == tuple(primal.stride()):
+        return tangent
+    return tangent.contiguous() if primal.is_contiguous() else tangent.clone()
 
 
 def unpack_dual(tensor, *, level=None):
@@ -101,7 +112,8 @@ def unpack_dual(tensor, *, level=None):
         raise NotSupportedError(not_supported_message(
             "torch.autograd.forward_ad through code run with grad recording off (torch.no_grad, or msnb-internal "
             "in-place updates such as BatchNorm's running statistics) inside dual_level"))
-    if not tensor.requires_grad or not duals or not _reaches(tensor, {id(d) for d, _ in duals}):
+    if not tensor.requires_grad or not duals or not _reaches(
+            tensor, {id(d) for d, _ in duals}, {id(d._grad_fn) for d, _ in duals if d._grad_fn is not None}):
         return UnpackedDualTensor(tensor, None)
     with grad_mode.enable_grad():
         (row,) = forward_products([tensor], [d for d, _ in duals], [[t for _, t in duals]])

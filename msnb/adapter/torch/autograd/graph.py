@@ -51,6 +51,48 @@ class Node:
     def name(self) -> str:
         return self._name
 
+    def __getattr__(self, attr):
+        """``grad_fn._saved_self`` / ``_saved_other`` / ``_saved_result``: the tensors this node
+        saved for backward, named as PyTorch's generated nodes name them (the op's first and
+        second tensor operand, its output).  A saved input is the very tensor object, the saved
+        output a new tensor sharing its data whose ``grad_fn`` is this node, as in PyTorch; under
+        ``saved_tensors_hooks`` each access runs the unpack hook.  After backward freed the node,
+        access raises PyTorch's RuntimeError.  (PyTorch also saves non-tensor arguments, e.g.
+        ``PowBackward0._saved_exponent``, and names some operands by their schema, e.g.
+        ``_saved_mat2``: msnb's nodes save tensors only and name them by position.)"""
+        if attr.startswith("_saved_") and not attr.startswith("__"):
+            if not self._saved and self._versions:
+                raise RuntimeError(_FREED)
+            for t, key in zip(self._saved, self._saved_names()):
+                if key == attr[7:]:
+                    return self._saved_value(t, key)
+        raise AttributeError(f"'{self._name}' object has no attribute '{attr}'")
+
+    def _saved_names(self):
+        names = []
+        for t in self._saved:
+            if t._grad_fn is self:
+                names.append("result")
+                continue
+            e = edge_of(t)
+            pos = next((i for i, x in enumerate(self.next_functions)
+                        if (x is None if e is None else x is not None and x[0] is e[0] and x[1] == e[1])), None)
+            names.append({0: "self", 1: "other"}.get(pos))
+        return names
+
+    def _saved_value(self, t, key):
+        if self._packed is not None:
+            unpack_hook, entries = self._packed
+            for c, packed, rg in entries:
+                if c.cell_contents is t:
+                    return unpack_saved(unpack_hook, packed, rg)
+        if key == "result":  # PyTorch unpacks a saved output as a new tensor object on the same data
+            from .._ops import shape as S
+            r = S.detach(t)
+            r._grad_fn, r._output_nr = self, t._output_nr
+            return r
+        return t
+
     def __repr__(self):
         return f"<{self._name} object at {id(self):#x}>"
 

@@ -133,8 +133,9 @@ def _grads(outputs, inputs, grad_outputs):
     return [_zeros_like(i) if g is None else g for g, i in zip(gs, inputs)]
 
 
-def _reaches(t, leaves):
-    """Whether ``t``'s graph reaches one of ``leaves`` (their ids)."""
+def _reaches(t, leaves, nodes=frozenset()):
+    """Whether ``t``'s graph reaches one of ``leaves`` (their ids) or one of ``nodes`` (ids of
+    the ``grad_fn`` of non-leaf inputs, e.g. a dual tensor made from a primal that requires grad)."""
     fn = t._grad_fn
     if fn is None:
         return id(t) in leaves
@@ -144,6 +145,8 @@ def _reaches(t, leaves):
         if id(n) in seen:
             continue
         seen.add(id(n))
+        if id(n) in nodes:
+            return True
         if isinstance(n, AccumulateGrad):
             if id(n.variable) in leaves:
                 return True

@@ -13,6 +13,7 @@ import functools
 import inspect
 
 from .._missing import NotSupportedError, not_supported_message
+from ._builtin_ops import BUILTIN
 
 __all__ = ["custom_op", "CustomOpDef", "register_autograd", "register_fake", "register_kernel", "ops"]
 
@@ -190,14 +191,15 @@ class _Namespace:
         self._ns = ns
 
     def __getattr__(self, name):
-        op = _OPS.get(f"{self._ns}::{name}")
+        op = _OPS.get(f"{self._ns}::{name}") or BUILTIN.get(f"{self._ns}::{name}")
         if op is None:
             raise NotSupportedError(not_supported_message(f"torch.ops.{self._ns}.{name}"))
         return op
 
 
 class _Ops:
-    """``torch.ops``: the operators made with ``torch.library.custom_op``."""
+    """``torch.ops``: the operators made with ``torch.library.custom_op``, and the built-in
+    ones of ``_builtin_ops`` (``torch.ops.profiler._record_function_enter`` ...)."""
 
     def __getattr__(self, ns):
         if ns.startswith("__"):

@@ -1,8 +1,10 @@
 """msnb implementation of ``torchvision.datasets.FakeData``: random images, reproducible per index.
 
-Each item is drawn from a numpy generator seeded with ``index + random_offset``
-(the global adapter RNG is left untouched, as torchvision restores its state);
-the pixel values differ from real torchvision's for the same index."""
+Each item is drawn as torchvision draws it: the global generator seeded with
+``index + random_offset`` gives ``randn(image_size)`` then the ``randint`` target, and its
+state is restored afterwards.  msnb draws PyTorch's random streams, so the images and
+labels are real torchvision's for the same index (seeded programs such as
+pytorch/examples imagenet ``--dummy`` see the same data)."""
 
 from __future__ import annotations
 
@@ -27,9 +29,14 @@ class FakeData(VisionDataset):
 
         if index >= len(self):
             raise IndexError(f"{self.__class__.__name__} index out of range")
-        rng = np.random.Generator(np.random.PCG64(int(index) + int(self.random_offset)))
-        img = rng.standard_normal(tuple(self.image_size)).astype(np.float32)
-        target = int(rng.integers(0, self.num_classes))
+        import msnb.adapter.torch as torch
+        state = torch.get_rng_state()
+        try:
+            torch.manual_seed(int(index) + int(self.random_offset))
+            img = torch.randn(*self.image_size).numpy()
+            target = int(torch.randint(0, self.num_classes, size=(1,), dtype=torch.long)[0])
+        finally:
+            torch.set_rng_state(state)
         if img.ndim == 3:
             img = img.transpose(1, 2, 0)
         # torchvision does ``(x * 255).byte()``: out-of-range values wrap modulo 256

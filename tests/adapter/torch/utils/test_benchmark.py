@@ -90,3 +90,17 @@ def test_cpp_timer_is_refused_by_name():
     from msnb.adapter.torch._missing import NotSupportedError
     with pytest.raises(NotSupportedError, match="language='c\\+\\+'"):
         mb.Timer("x", language="c++")
+
+
+@pytest.mark.parametrize("stmt, setup", [
+    ("x * y", "\n        x = torch.ones((128,))\n        y = torch.ones((128,))\n    "),
+    ("\n    z = x + 1\n    z = z * 2\n", "x = torch.ones(3)"),
+], ids=["indented setup", "indented statement"])
+def test_indented_blocks_are_dedented_as_pytorch(stmt, setup):
+    """The timer recipe writes its setup as an indented triple-quoted block: PyTorch dedents
+    and strips statement and setup (what the measurement shows too)."""
+    out = []
+    for bench in (rb, mb):
+        m = bench.Timer(stmt=stmt, setup=setup).timeit(3)
+        out.append((m.stmt, m.task_spec.setup, m.number_per_run))
+    assert out[0] == out[1]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from .clip_grad import clip_grad_norm_, clip_grad_value_, clip_grad_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
-from . import parametrize, rnn
+from . import parametrize, prune, rnn
 
-__all__ = ["parametrize", "rnn", "clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "parameters_to_vector",
+__all__ = ["parametrize", "prune", "rnn",
+           "clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "parameters_to_vector",
            "vector_to_parameters"]
 
 

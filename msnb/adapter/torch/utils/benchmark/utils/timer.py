@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import enum
+import textwrap
 import time
 import timeit
 
@@ -31,6 +32,9 @@ class Timer:
             raise NotSupportedError(not_supported_message("torch.utils.benchmark.Timer(language='c++')"))
         if global_setup:
             raise ValueError("global_setup is C++ only.")
+        # as PyTorch: statements written as indented triple-quoted blocks are dedented and stripped
+        stmt = textwrap.dedent(stmt).strip()
+        setup = textwrap.dedent(setup).strip()
         import msnb.adapter.torch as torch_module
         env_globals = dict(globals or {})
         env_globals.setdefault("torch", torch_module)

@@ -1,0 +1,52 @@
+"""``torch.backends.cudnn.flags`` / ``set_flags`` against real PyTorch (the neural tangent
+kernels tutorial wraps a computation in ``cudnn.flags(allow_tf32=False)``): every flag is
+set for the block, to the defaults where not given, and restored after it, also when the
+block raises; ``set_flags`` returns the previous values."""
+
+from __future__ import annotations
+
+import pytest
+
+from ..harness import mt, real
+
+NAMES = ("enabled", "benchmark", "deterministic", "allow_tf32")
+
+
+def now(lib):
+    return tuple(getattr(lib.backends.cudnn, n) for n in NAMES)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"allow_tf32": False},
+                                    {"enabled": True, "benchmark": True, "deterministic": True, "allow_tf32": False}],
+                         ids=repr)
+def test_flags_block_matches_pytorch(kwargs):
+    seen = []
+    for lib in (real, mt):
+        before = now(lib)
+        with lib.backends.cudnn.flags(**kwargs) as r:
+            inside = now(lib)
+        seen.append((r, inside, now(lib) == before))
+    assert seen[0] == seen[1]
+
+
+def test_flags_restore_after_an_exception():
+    seen = []
+    for lib in (real, mt):
+        before = now(lib)
+        with pytest.raises(KeyError):
+            with lib.backends.cudnn.flags(benchmark=True, deterministic=True):
+                raise KeyError("x")
+        seen.append(now(lib) == before)
+    assert seen == [True, True]
+
+
+def test_set_flags_returns_previous_values():
+    seen = []
+    for lib in (real, mt):
+        before = now(lib)
+        old = lib.backends.cudnn.set_flags(_benchmark=True)
+        after = now(lib)
+        for n, v in zip(NAMES, before):
+            setattr(lib.backends.cudnn, n, v)
+        seen.append((old[:5], after))
+    assert seen[0] == seen[1]
