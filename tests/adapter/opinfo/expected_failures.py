@@ -10,8 +10,6 @@ the first failing sample's message.  Regenerate with
 __all__ = ["EXPECTED_FAILURES"]
 
 EXPECTED_FAILURES = {
-    'matrix_exp:function:float32': 'output 0: values differ at (2, 4, 1): msnb 0.1480778008699417 torch 0.14864540100097656 (1 of 125)',
-    'matrix_exp:method:float32': 'output 0: values differ at (2, 4, 1): msnb 0.1480778008699417 torch 0.14864540100097656 (1 of 125)',
     'as_strided_scatter:function:float32': 'grad: gradient of input 0: values differ at (0,): msnb 0.0 torch 0.1257302165031433 (1 of 1)',
     'as_strided_scatter:method:float32': 'grad: gradient of input 0: values differ at (0,): msnb 0.0 torch 0.1257302165031433 (1 of 1)',
     'as_strided_scatter:function:float64': 'grad: gradient of input 0: values differ at (0,): msnb 0.0 torch 0.1257302210933933 (1 of 1)',
