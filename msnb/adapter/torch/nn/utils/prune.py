@@ -200,6 +200,16 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
+def _zero_top_k(default_mask, k, scores, largest):
+    """``default_mask`` with the ``k`` entries of largest (or smallest) ``scores()`` set to 0; the
+    scores are drawn only when something is pruned (PyTorch draws no random numbers for k == 0)."""
+    mask = default_mask.clone()
+    if k != 0:
+        idx = _torch().topk(scores().reshape(-1), k=k, largest=largest).indices
+        mask.view(-1)[idx] = 0
+    return mask
+
+
 class RandomUnstructured(BasePruningMethod):
     """Prunes ``amount`` entries chosen uniformly at random (the largest ``rand_like`` draws)."""
 
@@ -211,12 +221,8 @@ class RandomUnstructured(BasePruningMethod):
 
     def compute_mask(self, t, default_mask):
         torch = _torch()
-        k = _count_to_prune(self.amount, t.numel())
-        mask = default_mask.clone()
-        if k != 0:
-            idx = torch.topk(torch.rand_like(t).reshape(-1), k=k).indices
-            mask.view(-1)[idx] = 0
-        return mask
+        return _zero_top_k(default_mask, _count_to_prune(self.amount, t.numel()),
+                           lambda: torch.rand_like(t), largest=True)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -234,12 +240,8 @@ class L1Unstructured(BasePruningMethod):
 
     def compute_mask(self, t, default_mask):
         torch = _torch()
-        k = _count_to_prune(self.amount, t.numel())
-        mask = default_mask.clone()
-        if k != 0:
-            idx = torch.topk(torch.abs(t).reshape(-1), k=k, largest=False).indices
-            mask.view(-1)[idx] = 0
-        return mask
+        return _zero_top_k(default_mask, _count_to_prune(self.amount, t.numel()),
+                           lambda: torch.abs(t), largest=False)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
