@@ -22,7 +22,6 @@ EXPECTED_ERROR_MISMATCHES = {
     'masked_select:error:2': 'not replayable: not posable: out= shares memory with an input; msnb is given separate copies',
     'aminmax:error:1': 'not replayable: input not convertible: ValueError: number of dimensions must be within [0, 32]',
     'aminmax:error:2': 'not replayable: input not convertible: ValueError: number of dimensions must be within [0, 32]',
-    'narrow_copy:error:1': 'torch raises RuntimeError; msnb raised IndexError: Dimension out of range (expected to be in range of [-3, 2], but got 3)',
     'gather:error:5': 'not replayable: not posable: out= is an expanded tensor (elements sharing memory); msnb is given copies',
     'gather:error:6': 'not replayable: not posable: out= shares memory with an input; msnb is given separate copies',
     'gather:error:7': 'not replayable: not posable: out= shares memory with an input; msnb is given separate copies',

@@ -76,6 +76,9 @@ bad("narrow negative length", "torch.narrow", lambda t: t.narrow(t.tensor(X), 1,
 bad("narrow start a 1-d tensor", "torch.narrow", lambda t: t.narrow(t.tensor(X), 1, t.tensor([1]), 1))
 bad("narrow start a bool tensor", "torch.narrow", lambda t: t.narrow(t.tensor(X), 1, t.tensor(True), 1))
 bad("narrow_copy start past the end", "torch.narrow_copy", lambda t: t.narrow_copy(t.tensor(X), 1, 5, 0))
+bad("narrow_copy dim past the last", "torch.narrow_copy", lambda t: t.narrow_copy(t.tensor(X), 2, 0, 1))
+bad("narrow_copy negative dim out of range", "torch.narrow_copy", lambda t: t.narrow_copy(t.tensor(X), -3, 0, 1))
+ok("narrow_copy", "torch.narrow_copy", lambda t: (t.narrow_copy(t.tensor(X), 1, 1, 2), t.narrow_copy(t.tensor(X), -1, 0, 1)))
 ok("narrow negative start, 0-d tensor start, empty", "torch.narrow", lambda t: (
     t.narrow(t.tensor(X), 1, -4, 2), t.narrow(t.tensor(X), 1, t.tensor(1), 2), t.narrow(t.tensor(X), 1, 4, 0)))
 bad("diagonal dim1 out of range", "torch.diagonal", lambda t: t.diagonal(t.tensor(X), dim1=10000))

@@ -243,6 +243,12 @@ def alias_copy(input):
 
 
 def narrow_copy(input, dim, start, length):
+    """msnb implementation of ``torch.narrow_copy``: ``narrow``'s checks, except that a
+    non-negative ``dim`` past the last one is PyTorch's RuntimeError (its kernel checks it
+    before wrapping the dimension), not ``narrow``'s IndexError."""
+    if input.ndim and isinstance(dim, int) and dim >= input.ndim:
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
+                           f"(narrow_copy: dim {dim} of a {input.ndim}-d tensor)")
     return S.clone(S.narrow(input, dim, start, length))
 
 
