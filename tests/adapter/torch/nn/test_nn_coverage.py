@@ -23,6 +23,8 @@ DIRECT = {
     # random layers and init draws compared value for value in ../random/test_diff_nn_random.py
     "torch.nn.AlphaDropout", "torch.nn.FeatureAlphaDropout", "torch.nn.functional.alpha_dropout",
     "torch.nn.functional.feature_alpha_dropout", "torch.nn.init.sparse_",
+    # the pruning methods and functions, against real PyTorch in utils/test_diff_prune.py
+    "torch.nn.utils.prune",
 }
 #: registry names that are not numeric layers, with the reason they are exempt here
 EXEMPT = {
