@@ -147,3 +147,25 @@ def test_advanced_index_write_over_infinity():
 def test_empty_zero_dim_and_negative_index_cases(fn):
     """Empty and 0-d inputs and negative indices where PyTorch allows them (issue 12, point 5)."""
     compare_behaviour(fn)
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_median_of_a_slice_with_nan_is_nan_at_the_first_nan(dim):
+    """msnb's median sorted NaN last and returned the middle number (3.0 for [1, nan, 3])."""
+    a = np.array([[1.0, np.nan, 3.0, np.nan], [4.0, 2.0, 5.0, 1.0], [np.nan, 0.5, 7.0, 2.0]], np.float32)
+    if dim is None:
+        compare(lambda t, x: t.median(x), a)
+    else:
+        compare(lambda t, x: t.median(x, dim).values, a)
+        compare(lambda t, x: t.median(x, dim, keepdim=True).indices, a, grad=False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "int32", "int64", "uint8", "bool"])
+def test_median_of_an_empty_tensor_is_nan_cast_to_its_dtype(dtype):
+    """msnb raised an IndexError from its own indexing; PyTorch returns NaN cast to the dtype."""
+    compare_behaviour(lambda t: t.median(t.ones(0, dtype=getattr(t, dtype))))
+
+
+def test_median_along_a_dim_of_an_empty_tensor():
+    compare_behaviour(lambda t: t.median(t.ones(0, 3), 1))
+    compare_raises(lambda t: t.median(t.ones(2, 0), 1))

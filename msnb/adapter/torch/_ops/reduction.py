@@ -444,21 +444,56 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 
 def median(input, dim=None, keepdim=False):
-    """msnb implementation of ``torch.median`` (lower median, like PyTorch)."""
+    """msnb implementation of ``torch.median``: the lower median; a slice holding a NaN gives NaN
+    at its first NaN's index, and an empty input's full median is NaN cast to its dtype (PyTorch's
+    CPU kernel)."""
     if dim is None:
         flat = input.reshape(-1)
-        s = sort(flat, stable=True).values
-        return s[(flat.shape[0] - 1) // 2]
+        if flat.shape[0] == 0:
+            import numpy as np
+            from .creation import tensor
+            with np.errstate(invalid="ignore"):
+                value = np.array(np.nan, dtype=np.float32).astype(input.dtype.numpy)
+            return tensor(value, dtype=input.dtype)
+        flat = flat.detach()
+        res = gather(flat, 0, _median_index(flat, 0, True)).reshape(())
+        if needs_grad(input):
+            record("MedianBackward0", res, (input,), lambda g: (_evenly_distribute(g, input, res),))
+        return res
     d = dims_of(input, dim)[0]
     if input.ndim == 0:  # the value itself, at index 0
         from .statistics import median_0d
         return return_types.structseq("median", ["values", "indices"])(*median_0d(input))
-    s = sort(input, d, stable=True)
-    k = (input.shape[d] - 1) // 2
-    vals, idx = s.values.select(d, k), s.indices.select(d, k)
-    if keepdim:
-        vals, idx = vals.unsqueeze(d), idx.unsqueeze(d)
+    if input.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    if input.numel() == 0:  # another dim is empty: empty values and indices of the reduced shape
+        from .creation import zeros
+        idx = zeros([1 if i == d else n for i, n in enumerate(input.shape)], dtype=D.int64)
+    else:
+        idx = _median_index(input, d, True)
+    vals = gather(input, d, idx)
+    if not keepdim:
+        vals, idx = vals.squeeze(d), idx.squeeze(d)
     return return_types.structseq("median", ["values", "indices"])(vals, idx)
+
+
+def _evenly_distribute(g, input, value):
+    """PyTorch's gradient of a full median/max/min: shared evenly by every element equal to the
+    result (every NaN when the result is NaN)."""
+    x = input.detach()
+    mask = P.logical_or(P.eq(x, value), P.logical_and(P.isnan(x), P.isnan(value)))
+    return P.mul(cast(mask, g.dtype), P.div(g, cast(mask, g.dtype).sum()))
+
+
+def _median_index(x, d, keepdim):
+    """Index of the lower median along ``d`` (stable order), or of the slice's first NaN."""
+    s = sort(x, d, stable=True)
+    idx = s.indices.narrow(d, (x.shape[d] - 1) // 2, 1)
+    if x.dtype.is_floating_point:
+        nan = P.isnan(x)
+        first_nan = cast(wrap(K.argmax(cast(nan, D.int32), d, True)), D.int64)
+        idx = P.where(wrap(K.any(nan, (d,), True)), first_nan, idx)
+    return idx
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
