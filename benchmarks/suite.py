@@ -20,7 +20,8 @@ run.  The training loop reads ``loss.item()`` every step (``--item each``, as
 tutorials do) or only at the end (``--item end``).
 
 Prints, per workload, images or tokens per second (median over rounds), step
-time, the median step of the last third of the steps ("tail ms": msnb graph's
+time (both over the timed steps, after ``--warmup`` untimed ones: the steady state), the
+wall time of the warm-up steps (msnb graph: its compile and automatic choice), the median step of the last third of the steps ("tail ms": msnb graph's
 automatic choice is made by then), CPU time per step (all threads; steadier than wall time on a shared host), compile seconds (msnb graph: from ``msnb exec --report``; ``ms.jit``: warm-up
 time beyond the steady steps), peak RSS, and the ratios; whether the form the automatic choice kept is the
 faster of forced PyNative (msnb_pynative) and the forced graph (msnb_graph_compiled)
@@ -55,6 +56,12 @@ RSS_PAIRS = (("msnb_pynative", "mindspore_pynative"), ("msnb_graph", "mindspore_
              ("msnb_graph_compiled", "mindspore_graph"))
 #: forced forms within this fraction of each other: either choice agrees (the host's noise)
 TIE = 0.10
+#: untimed first steps by default: what msnb graph mode's automatic choice needs before it runs the
+#: form it keeps (graph/step.py: two observed steps, one warm PyNative step, the recorded step, one
+#: warm replay, two timed pairs when the verdict is clear), so that the timed steps and "step ms"
+#: are the steady state of every runner; the warm-up's wall time (compile and choice included) is
+#: printed beside them as "warm-up s", and compile seconds on their own
+WARMUP = 8
 
 
 def commands(workload, steps, warmup, item, torch_script=None, ms_script=None):
@@ -115,7 +122,8 @@ def summarize(results, warmup):
         row = {"samples_per_s": med("samples_per_s"), "unit": ok[0]["unit"], "step_ms": med("step_ms"),
                "tail_step_ms": med("tail_step_ms") if all("tail_step_ms" in x for x in ok) else None,
                "cpu_ms_per_step": med("cpu_ms_per_step") if all("cpu_ms_per_step" in x for x in ok) else None,
-               "peak_rss_mb": max(x["peak_rss_mb"] for x in ok), "loss": ok[0]["loss"], "runs": len(ok)}
+               "peak_rss_mb": max(x["peak_rss_mb"] for x in ok), "loss": ok[0]["loss"], "runs": len(ok),
+               "warmup_s": med("first_steps_s")}
         if "compile_s" in ok[0] and ("graph" in n):
             row.update(compile_s=med("compile_s"), graphs=ok[0]["graphs"], fallbacks=ok[0]["fallbacks"],
                        graph_choice=[x.get("graph_choice") for x in ok])
@@ -171,7 +179,9 @@ def main(argv=None):
     p.add_argument("--workloads", default=",".join(WORKLOADS))
     p.add_argument("--runners", default=",".join(RUNNERS))
     p.add_argument("--steps", type=int, default=None, help="timed steps per run (default 20, --quick 6)")
-    p.add_argument("--warmup", type=int, default=3, help="untimed first steps (graph mode compiles in them)")
+    p.add_argument("--warmup", type=int, default=WARMUP,
+                   help=f"untimed first steps, reported as 'warm-up s' (default {WARMUP}: msnb graph mode "
+                        "compiles the step and makes its automatic choice in them)")
     p.add_argument("--rounds", type=int, default=None, help="runs per runner, interleaved (default 2, --quick 1)")
     p.add_argument("--item", choices=("each", "end"), default="each")
     p.add_argument("--quick", action="store_true", help="6 steps, 1 round: a short run")
@@ -251,13 +261,13 @@ def render(out) -> str:
         unit = next((x["unit"] for x in rows.values()), "samples")
         lines.append(f"\n{w}")
         lines.append(f"  {'runner':28s} {unit + '/s':>11s} {'step ms':>9s} {'tail ms':>8s} {'CPU ms':>8s} {'compile s':>9s} "
-                     f"{'peak RSS MB':>11s}")
+                     f"{'warm-up s':>9s} {'peak RSS MB':>11s}")
         for n, x in rows.items():
             comp = f"{x['compile_s']:9.1f}" if "compile_s" in x else f"{'':9s}"
             fb = f"  fallbacks: {len(x['fallbacks'])}" if x.get("fallbacks") else ""
             kept = [c for c in x.get("graph_choice") or () if c]
             fb += f"  kept: {', '.join(kept)}" if kept else ""
-            lines.append(f"  {n:28s} {x['samples_per_s']:11.1f} {x['step_ms']:9.1f} {x.get('tail_step_ms') or 0:8.1f} {x.get('cpu_ms_per_step') or 0:8.1f} {comp} {x['peak_rss_mb']:11.0f}{fb}")
+            lines.append(f"  {n:28s} {x['samples_per_s']:11.1f} {x['step_ms']:9.1f} {x.get('tail_step_ms') or 0:8.1f} {x.get('cpu_ms_per_step') or 0:8.1f} {comp} {x.get('warmup_s', 0):9.1f} {x['peak_rss_mb']:11.0f}{fb}")
         for n, e in r["errors"].items():
             lines.append(f"  {n:28s} failed: {e}")
         for k, v in r["ratios"].items():

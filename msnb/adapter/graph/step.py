@@ -29,11 +29,13 @@ Never slower than PyNative: a compiled step is not always faster (on a small
 CPU host MindSpore's graph executor can spend more than the same kernels run
 one by one, and it runs on threads of its own, which lose most on a host
 whose cores are busy).  Once a step is known, one step runs plainly in
-PyNative (untimed: PyNative's first-call costs) before it is recorded; after
-the recording and one untimed warm-up replay, the two forms run interleaved
-(PyNative, graph, graph, PyNative, ...), each a real step of the loop, timed
-from its first module call to the start of the next step (so ``loss.item()``
-after ``step()`` counts).  Once each form has :data:`MEASURE` timed steps,
+PyNative (untimed: PyNative's first-call costs; once per step start) before it
+is recorded; after the recording and one untimed warm-up replay, the two forms
+run interleaved (PyNative, graph, graph, PyNative, ...), each a real step of the
+loop, timed from its first module call to the start of the next step (so
+``loss.item()`` after ``step()`` counts).  After :data:`DECIDE_AFTER` pairs a
+clear verdict (every pair and the fastest steps beyond :data:`CLEAR` one way)
+is kept at once; otherwise, once each form has :data:`MEASURE` timed steps,
 the graph is kept for that step signature only when it is faster both by the
 median of the adjacent pairs' ratios and by the fastest step of each (a tie
 stays PyNative), and one line says so.  Timing the two forms side by side
@@ -83,12 +85,20 @@ _counts = {"recorded": 0, "replayed": 0, "diverged": 0, "pynative": 0}
 _LABEL = "training step"
 #: timed steps per form before the faster one is kept (after one untimed warm-up replay)
 MEASURE = 4
-#: untimed plain PyNative steps before a step is recorded (``auto``)
+#: untimed plain PyNative steps before a step is recorded (``auto``), per step start: a step whose
+#: optimizer had no state yet (SGD's momentum, Adam's moments are made at the first ``step()``) has
+#: another signature than the next one, and warming PyNative up once more for it cost a step
 WARM_PYNATIVE = 1
+#: adjacent pairs after which a clear verdict ends the measurement early (each form then has this
+#: many timed steps, in both orders), and what "clear" means: every pair's PyNative/graph ratio and
+#: the fastest steps' ratio beyond this factor one way.  Less clear results run on to MEASURE.
+DECIDE_AFTER = 2
+CLEAR = 1.25
 #: ``[clock]``: what the step timings read (tests put a fake clock here)
 CLOCK = [time.perf_counter]
 _choice: dict = {}  # step signature -> "graph" | "pynative" (kept for good)
-_timings: dict = {}  # step signature -> {"graph": [seconds...], "pynative": [...], "warm": bool, "pre": int}
+_timings: dict = {}  # step signature -> {"graph": [seconds...], "pynative": [...], "warm": bool}
+_pre: dict = {}  # step start -> untimed PyNative warm-up steps run for it
 _RUNNING: list = [None]  # the form of the step being timed now ("graph" | "pynative"), for a fake clock
 _PENDING: list = [None]  # (signature, form, start) of a timed step that ended, until the next step starts
 
@@ -127,7 +137,7 @@ def running_form():
 def reset() -> None:
     """Forget every recorded step (tests)."""
     abandon()
-    for d in (_by_start, _seen, _compiled, _tries, _div, _objs, _choice, _timings):
+    for d in (_by_start, _seen, _compiled, _tries, _div, _objs, _choice, _timings, _pre):
         d.clear()
     _RUNNING[0] = _PENDING[0] = None
     _counts.update(recorded=0, replayed=0, diverged=0, pynative=0)
@@ -449,7 +459,7 @@ def _form(sig) -> tuple[str, bool]:
     kept = _choice.get(sig)
     if kept is not None:
         return kept, False
-    t = _timings.setdefault(sig, {"graph": [], "pynative": [], "warm": False, "pre": 0})
+    t = _timings.setdefault(sig, {"graph": [], "pynative": [], "warm": False})
     if not t["warm"]:  # the first replay: untimed (it pays the graph's first run)
         t["warm"] = True
         return "graph", False
@@ -475,10 +485,9 @@ def _measure_first(ch, desc, predicted, eager, args, kwargs):
     if choice_setting() != "auto" or predicted in _choice or _tries.get(desc, 0) >= _MAX_TRIES \
             or _eligible(predicted) is not None:
         return None
-    t = _timings.setdefault(predicted, {"graph": [], "pynative": [], "warm": False, "pre": 0})
-    if t["pre"] >= WARM_PYNATIVE:
+    if _pre.get(desc, 0) >= WARM_PYNATIVE:
         return None
-    t["pre"] += 1
+    _pre[desc] = _pre.get(desc, 0) + 1
     ch.mode = ch.form = "pynative"
     _counts["pynative"] += 1
     return (_observed(ch, _plain(eager, args, kwargs), _tensor_cls()),)
@@ -516,8 +525,10 @@ def _settle() -> None:
     if t is None or sig in _choice:
         return
     t[form].append(dt)
-    if len(t["graph"]) < MEASURE or len(t["pynative"]) < MEASURE:
-        return
+    n_p, n_g = len(t["pynative"]), len(t["graph"])
+    if n_g < MEASURE or n_p < MEASURE:
+        if n_p != n_g or n_p < DECIDE_AFTER or _clear(t["pynative"], t["graph"]) is None:
+            return
     ratio, best = _speedup(t["pynative"], t["graph"])
     if ratio > 1.0 and best > 1.0:
         _choice[sig] = "graph"
@@ -531,6 +542,22 @@ def _settle() -> None:
              f"the compiled training step was not clearly faster than PyNative on this host ({ratio:.2f}x, "
              f"fastest steps {best:.2f}x); it runs in PyNative from now on (MSNB_GRAPH_CHOICE=graph to "
              "force the graph)")
+
+
+def _clear(pynative, graph):
+    """``"graph"`` or ``"pynative"`` when every adjacent pair and the fastest steps favour that form
+    by more than :data:`CLEAR`, else None (measure on).  A compiled step that wins by 2x or more,
+    as the suite's workloads do once compiled, is kept after :data:`DECIDE_AFTER` pairs instead of
+    running :data:`MEASURE` slower PyNative steps; a close call still gets every pair."""
+    pairs = [p / g for p, g in zip(pynative, graph) if g > 0]
+    if len(pairs) < len(pynative) or min(graph) <= 0:
+        return None
+    best = min(pynative) / min(graph)
+    if min(pairs) > CLEAR and best > CLEAR:
+        return "graph"
+    if max(pairs) < 1 / CLEAR and best < 1 / CLEAR:
+        return "pynative"
+    return None
 
 
 def _speedup(pynative, graph) -> tuple[float, float]:

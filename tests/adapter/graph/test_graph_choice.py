@@ -44,18 +44,47 @@ def test_the_faster_form_is_kept_and_training_stays_pynative(auto, graph_cost, p
     _same(eager, compiled, rtol=2e-3, atol=1e-4)
     assert whole.choices() == [kept]
     st = whole.stats()
-    # step 1 observed; step 2 in PyNative (predicted from step 1, whose events differ: the optimizer
-    # had no state yet), one untimed PyNative step, one step recorded, one untimed warm-up replay,
-    # then m PyNative steps and m replays interleaved
+    # step 1 observed; step 2 the one untimed PyNative step of this step start (its events
+    # differ from step 1's: the optimizer had no state yet, but PyNative is warm by then), step 3
+    # recorded, one untimed warm-up replay, then m PyNative steps and m replays interleaved
     assert st["recorded"] == 1
     assert st["replayed"] + st["pynative"] == steps - 2, st  # every later step ran once, in one form
     if kept == "pynative":
         assert st["replayed"] == 1 + m and st["pynative"] == steps - 2 - 1 - m, st
         assert any("slower than PyNative" in n and "MSNB_GRAPH_CHOICE=graph" in n for n in notes())
     else:
-        assert st["pynative"] == 2 + m and st["replayed"] == steps - 2 - 2 - m, st
+        assert st["pynative"] == 1 + m and st["replayed"] == steps - 2 - 1 - m, st
         assert any("faster than PyNative" in n for n in notes())
     assert len([n for n in notes() if "than PyNative on this host" in n]) == 1  # said once
+
+
+@pytest.mark.parametrize("graph_cost, pynative_cost, timed_each", [
+    (1.0, 3.0, 2),  # a clear win: kept after DECIDE_AFTER (2) pairs
+    (1.0, 1.1, 4),  # a close call: every pair is measured
+])
+def test_a_clear_verdict_ends_the_measurement_early(auto, graph_cost, pynative_cost, timed_each):
+    """Each measured PyNative step is a step the graph would have run faster: a graph 3x faster
+    is kept after two pairs (one in each order) instead of four; a 10% difference still gets
+    every pair.  Training stays PyNative's either way."""
+    auto.setattr(whole, "CLOCK", [_fake_clock(graph_cost, pynative_cost)])
+    auto.setattr(whole, "MEASURE", 4)
+    steps = 2 + 1 + 1 + 1 + 2 * 4 + 1  # observed x2, warm PyNative, recorded, warm replay, 4 pairs, one kept
+    eager, compiled = _both(opt_name="sgd", steps=steps)
+    _same(eager, compiled)
+    assert whole.choices() == ["graph"]
+    # the untimed warm-up step, then the timed PyNative steps; every other step replayed
+    assert whole.stats()["pynative"] == 1 + timed_each, whole.stats()
+
+
+@pytest.mark.parametrize("pynative, graph, verdict", [
+    ([3.0, 3.0], [1.0, 1.0], "graph"),
+    ([1.0, 1.0], [3.0, 3.0], "pynative"),
+    ([3.0, 1.1], [1.0, 1.0], None),  # one pair close: measure on
+    ([3.0, 3.0], [1.0, 2.9], None),
+    ([1.2, 1.2], [1.0, 1.0], None),  # a 1.2x win is not clear yet
+])
+def test_a_verdict_is_clear_only_when_every_pair_and_the_fastest_steps_agree(pynative, graph, verdict):
+    assert whole._clear(pynative, graph) == verdict
 
 
 @pytest.mark.parametrize("form", ["graph", "pynative"])
