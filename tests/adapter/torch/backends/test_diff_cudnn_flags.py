@@ -56,6 +56,10 @@ def test_set_flags_returns_previous_values():
     for lib in (real, mt):
         with _mutable(lib):
             before = now(lib)
+            # other tests in this process may leave either library's flags set
+            # (``cudnn.benchmark = True`` is what user code does): start both alike
+            for n, v in zip(NAMES, (True, False, False, True)):
+                setattr(lib.backends.cudnn, n, v)
             old = lib.backends.cudnn.set_flags(_benchmark=True)
             after = now(lib)
             for n, v in zip(NAMES, before):
