@@ -62,7 +62,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         from .positions import diag_embed_general
         return diag_embed_general(input, offset, dim1, dim2)
     n = input.shape[-1]
-    return P.mul(input.unsqueeze(-1), eye_like(n, input))
+    # selected, not multiplied by the identity: an infinite or NaN entry times 0 would be NaN
+    return P.where(cast(eye_like(n, input), D.bool), input.unsqueeze(-1), 0)
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
@@ -619,8 +620,9 @@ def matrix_power(A, n, *, out=None):
                            f"{A.shape[-2] if A.ndim >= 2 else 1} by {A.shape[-1] if A.ndim else 1} matrices")
     if n == 0:
         from .creation import ones_like
-        return P.mul(ones_like(A), eye_like(A.shape[-1], A)) if not A.requires_grad else \
-            P.add(P.mul(A, 0), eye_like(A.shape[-1], A))
+        eye = P.mul(ones_like(A), eye_like(A.shape[-1], A))
+        # connected to A with a zero gradient by a selection (``A * 0`` is NaN where A is infinite)
+        return eye if not A.requires_grad else P.where(ones_like(A, dtype=D.bool), eye, A)
     if n < 0:
         A = inv(A)
         n = -n

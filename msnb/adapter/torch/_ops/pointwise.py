@@ -236,10 +236,19 @@ def div(input, other, *, rounding_mode=None, out=None):
     """msnb implementation of ``torch.div`` (true, ``"trunc"`` and ``"floor"`` division)."""
     if rounding_mode is not None:
         _int_zero_check(other, D.result_type(input, other))
-        q = div(input, other)
-        q = trunc(q) if rounding_mode == "trunc" else floor(q) if rounding_mode == "floor" else \
-            _bad_mode(rounding_mode)
+        with _no_grad():
+            if rounding_mode == "floor" and D.result_type(input, other).is_floating_point:
+                q = _float_floor_div(*binary_operands(input, other)[:2])
+            else:
+                q = div(input, other)
+                q = trunc(q) if rounding_mode == "trunc" else floor(q) if rounding_mode == "floor" else \
+                    _bad_mode(rounding_mode)
         rt = D.result_type(*(x for x in (input, other)))
+        if rt.is_floating_point and needs_grad(input, other):
+            # a rounded quotient's gradient is zero (PyTorch's ``grad * 0``), also where the divisor is
+            # 0, whose chain through the true division gave 0 * inf = NaN
+            record("DivBackward2", q, (input, other), lambda g: tuple(
+                sum_to(mul(g, 0), _shape(t)) if _rg(t) else None for t in (input, other)))
         return write_out(out, cast(q, rt) if not rt.is_floating_point else q)
     if out is None:
         return _div2(input, other)
@@ -292,21 +301,78 @@ def _int_zero_check(b, rt):
 def floor_divide(input, other, *, out=None):
     a, b, rt = binary_operands(input, other)
     _int_zero_check(b, rt)
-    return write_out(out, _call2(K.floor_divide, a, b, rt) if not rt.is_floating_point else floor(div(a, b)))
+    return write_out(out, _call2(K.floor_divide, a, b, rt) if not rt.is_floating_point else _float_floor_div(a, b))
+
+
+def _float_floor_div(a, b):
+    """Floating floor division as PyTorch's, from ``fmod`` so that ``a == q * b + remainder(a, b)``:
+    ``(a - fmod(a, b)) / b``, one less when the remainder's sign is not the divisor's, rounded to
+    the nearest integer; a zero quotient takes the sign of ``a / b``, a zero divisor gives ``a / b``
+    (``floor(-3 / inf)`` is -1, not ``floor(-0.0)``)."""
+    with _no_grad():
+        q = div(a, b)
+        mod = _float_mod("fmod", a, b)
+        d = div(sub(a, mod), b)
+        b_neg = lt(b, 0) if isinstance(b, TensorPy) else b < 0
+        d = where(logical_and(ne(mod, 0), ne(lt(mod, 0), b_neg)), sub(d, 1), d)
+        fl = floor(d)
+        fl = where(gt(sub(d, fl), 0.5), add(fl, 1), fl)
+        res = where(ne(d, 0), fl, mul(q, 0))
+        return where(eq(b, 0), q, res) if isinstance(b, TensorPy) else (q if b == 0 else res)
 
 
 def remainder(input, other, *, out=None):
     """msnb implementation of ``torch.remainder`` (sign of the divisor)."""
     a, b, rt = binary_operands(input, other)
+    if rt.is_floating_point:
+        return write_out(out, _float_mod("remainder", a, b))
     _int_zero_check(b, rt)
     res = sub(a, mul(floor_divide(a, b), b))
     return write_out(out, res)
 
 
+def _float_mod(kind, a, b):
+    """Floating ``fmod`` (the dividend's sign) or ``remainder`` (the divisor's), as PyTorch's: a
+    finite ``a`` modulo an infinite ``b`` is ``a`` (then ``b`` added for ``remainder`` when the
+    signs differ, so ``remainder(-3, inf)`` is ``inf``), a zero result keeps the dividend's sign.
+    Gradients: ``g`` for ``a``, ``-g * trunc(a / b)`` (``floor`` for remainder) for ``b``."""
+    if not isinstance(a, TensorPy):  # a number dividend (``5.0 % t``): as a tensor of b's dtype
+        a = _scalar_tensor(a, b.dtype)
+    with _no_grad():
+        rt = a.dtype
+        if rt is D.float64:
+            m = sub(a, mul(trunc(div(a, b)), b))
+        else:  # exact for narrower floats: the quotient's truncation and product in float64
+            a64 = cast(a, D.float64)
+            b64 = cast(b, D.float64) if isinstance(b, TensorPy) else float(b)
+            m = cast(sub(a64, mul(trunc(div(a64, b64)), b64)), rt)
+        if isinstance(b, TensorPy):
+            m = where(logical_and(isinf(b), isfinite(a)), a, m)
+        elif math.isinf(b):
+            m = where(isfinite(a), a, m)
+        m = where(eq(m, 0), mul(a, 0), m)
+        if kind == "remainder":
+            b_neg = lt(b, 0) if isinstance(b, TensorPy) else b < 0
+            m = where(logical_and(ne(m, 0), ne(lt(m, 0), b_neg)), add(m, b), m)
+    if needs_grad(a, b):
+        tensor_b = isinstance(b, TensorPy)
+
+        def bw(g):
+            gb = None
+            if _rg(b):
+                with _no_grad():
+                    q = div(a, b, rounding_mode="trunc" if kind == "fmod" else "floor")
+                gb = sum_to(neg(mul(g, q)), _shape(b))
+            return (sum_to(g, _shape(a)) if _rg(a) else None), gb
+        record(("FmodBackward" if kind == "fmod" else "RemainderBackward") + ("1" if tensor_b else "0"), m, (a, b), bw,
+               saved=tuple(t for t in (a, b) if isinstance(t, TensorPy)))
+    return m
+
+
 def fmod(input, other, *, out=None):
     a, b, rt = binary_operands(input, other)
     if rt.is_floating_point:
-        return write_out(out, sub(a, mul(trunc(div(a, b)), b)))
+        return write_out(out, _float_mod("fmod", a, b))
     # integers: the result takes the dividend's sign, |a| mod |b| in size
     _int_zero_check(b, rt)
     return write_out(out, mul(remainder(abs(a), abs(b)), sign(a)))
@@ -501,8 +567,11 @@ def hypot(input, other):
 
 
 def logaddexp(input, other):
+    """``log(exp(a) + exp(b))`` as ``max + log1p(exp(-|a - b|))``; two equal infinities give
+    themselves (PyTorch's ``inf``, ``-inf``), not ``inf - inf``'s NaN."""
     m = maximum(input, other)
-    return add(m, log(add(exp(sub(input, m)), exp(sub(other, m)))))
+    res = add(m, log1p(exp(neg(abs(sub(input, other))))))
+    return where(logical_and(eq(input, other), isinf(input)), input, res)
 
 
 def xlogy(input, other, *, out=None):

@@ -107,9 +107,15 @@ def logcumsumexp(input, dim):
 
 
 def _logcumsumexp(x, d):
-    m = R.amax(x, d, keepdim=True)
-    m = P.where(P.isinf(m), 0.0, m)
-    return P.add(P.log(R.cumsum(P.exp(P.sub(x, m)), d)), m)
+    """An inclusive scan of ``logaddexp`` along ``d`` in ``ceil(log2 n)`` steps (Hillis-Steele).
+    Shifting by the row's maximum underflowed its small elements (``[-1000, 0]`` gave ``-inf``
+    first) and overflowed when the maximum was infinite."""
+    n = x.shape[d]
+    step = 1
+    while step < n:
+        x = S.cat([x.narrow(d, 0, step), P.logaddexp(x.narrow(d, step, n - step), x.narrow(d, 0, n - step))], d)
+        step *= 2
+    return x
 
 
 def _logcumsumexp_grad(g, x, res, d):

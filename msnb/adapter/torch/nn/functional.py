@@ -363,8 +363,20 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     scatters the gradient to those indices."""
     ks, st, pd, dl, _ = check_pool("max_pool2d", input, 2, kernel_size, stride, padding, dilation, ceil_mode)
     x = input if input.ndim == 4 else input.unsqueeze(0)
-    o, i = K.max_pool2d(x, ks, st, pd, dl, True, ceil_mode)
-    out, idx = wrap(o), wrap(i)
+    if x.dtype.is_floating_point and x.numel():
+        # MindSpore's kernel starts each window at the lowest number and skips NaN: a window of
+        # -inf gave -3.4e38, NaN was passed over.  It pools x with NaN as +inf (and +inf as the
+        # largest number, so that a NaN beats it), and the values are read back from x at the
+        # winners' indices (PyTorch's NaN, or -inf)
+        with no_grad():
+            top = P.minimum(x, float(np.finfo(x.dtype.numpy).max))
+            o, i = K.max_pool2d(P.where(P.isnan(x), math.inf, top), ks, st, pd, dl, True, ceil_mode)
+            idx = wrap(i)
+            n, c = x.shape[0], x.shape[1]
+            out = I.gather(x.reshape(n, c, -1), 2, idx.reshape(n, c, -1)).reshape(tuple(idx.shape))
+    else:
+        o, i = K.max_pool2d(x, ks, st, pd, dl, True, ceil_mode)
+        out, idx = wrap(o), wrap(i)
     if needs_grad(x):
         shp = tuple(x.shape)
 
