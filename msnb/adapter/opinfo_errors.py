@@ -156,11 +156,8 @@ def run_error_case(case) -> ErrorOutcome:
     except Exception as e:  # noqa: BLE001
         return ErrorOutcome(case, "not_replayable", reason=f"no msnb callable: {_O.reason_of(e)}",
                             torch_raised=torch_raised)
-    shared = _shared_memory(si)
-    if shared:
-        return ErrorOutcome(case, "not_replayable", reason=shared, torch_raised=torch_raised)
-    leaves = []
     try:
+        leaves = _aliases(si)
         args = (to_msnb_input(si.input, leaves), to_msnb_input(list(si.args), leaves),
                 to_msnb_input(dict(si.kwargs), leaves))
     except Exception as e:  # noqa: BLE001 - e.g. a dtype or layout msnb has no tensor for
@@ -219,27 +216,46 @@ def to_msnb_input(x, leaves):
     return out
 
 
-def _shared_memory(si):
-    """Why the sample's ``out=`` depends on memory it shares (a view or the very tensor of an
-    input, an expanded ``out``): PyTorch refuses such writes, and the replay cannot pose them,
-    since it gives msnb a separate copy of every tensor. ``""`` when nothing is shared."""
+def _aliases(si):
+    """msnb tensors for the sample's tensors that share memory, sharing it the same way, as
+    ``(torch tensor, msnb tensor)`` pairs for ``to_msnb``: one tensor passed twice (``out=`` the
+    input) is one msnb tensor; tensors over one storage (``out=x[:2]`` beside ``x``) are msnb views
+    of one root holding that storage; an expanded tensor (``out=`` whose elements share memory)
+    is an msnb ``expand``, which msnb marks so.  Raises ``TypeError`` for sharing msnb cannot pose
+    (views of one storage in different dtypes, or not contiguous)."""
     import torch
-    if "out" not in si.kwargs:
-        return ""
-    outs = [v for v in _leaves_of(si.kwargs["out"]) if isinstance(v, torch.Tensor)]
-    rest = [v for v in _leaves_of([si.input, list(si.args), {k: v for k, v in si.kwargs.items() if k != "out"}])
-            if isinstance(v, torch.Tensor)]
-
-    def ptr(t):
-        return t.untyped_storage().data_ptr() if t.layout == torch.strided and t.device.type != "meta" else None
-
-    for o in outs:
-        if o.numel() > 1 and 0 in o.stride():
-            return "not posable: out= is an expanded tensor (elements sharing memory); msnb is given copies"
-        p = ptr(o)
-        if p is not None and o.numel() and any(ptr(t) == p and t.numel() for t in rest):
-            return "not posable: out= shares memory with an input; msnb is given separate copies"
-    return ""
+    mt = _O._mt()
+    tensors, twice = [], []
+    for v in _leaves_of([si.input, list(si.args), dict(si.kwargs)]):
+        if isinstance(v, torch.Tensor) and v.layout == torch.strided and v.device.type != "meta":
+            if any(v is t for t in tensors):
+                twice.append(v)
+            else:
+                tensors.append(v)
+    pairs = []
+    for t in tensors:
+        if t.numel() > 1 and 0 in t.stride():
+            small = t[tuple(slice(0, 1) if s == 0 else slice(None) for s in t.stride())]
+            pairs.append((t, to_msnb_input(small.contiguous(), []).expand(*t.shape)))
+    groups = {}
+    for t in tensors:
+        if t.numel() and not any(t is p for p, _ in pairs):
+            groups.setdefault(t.untyped_storage().data_ptr(), []).append(t)
+    for t in twice:
+        if not any(t is p for p, _ in pairs) and len(groups.get(t.untyped_storage().data_ptr(), ())) < 2:
+            pairs.append((t, to_msnb_input(t, [])))
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        if len({t.dtype for t in group}) > 1 or not all(t.is_contiguous() for t in group):
+            raise TypeError("tensors sharing memory in another dtype or layout: msnb cannot pose them")
+        size = max(t.storage_offset() + t.numel() for t in group)
+        flat = torch.as_strided(group[0].detach(), (size,), (1,), 0)
+        root = to_msnb_input(flat.clone(), [])
+        for t in group:
+            off = t.storage_offset()
+            pairs.append((t, root[off:off + t.numel()].view(*t.shape)))
+    return pairs
 
 
 def _leaves_of(x):

@@ -1,6 +1,7 @@
 """``tools/opinfo_report.py --errors-only`` / ``--write-expected-errors``: the figures count each
 outcome once, an op matches only when all its error inputs do, and the expected-mismatches file
-it writes lists exactly the cases that miss PyTorch's exception type or message, importable, with their reasons."""
+it writes lists exactly the non-matching cases (another type, or PyTorch's type with a message its
+error_regex does not match), importable, with their reasons."""
 
 import importlib.util
 import runpy
@@ -19,7 +20,7 @@ def _row(key, status, regex=False, raised="", expected=""):
 
 RESULTS = {r["key"]: r for r in (
     _row("a:error:0", "same", regex=True, raised="RuntimeError"),
-    _row("a:error:1", "same", raised="RuntimeError"),
+    _row("a:error:1", "same", raised="RuntimeError", expected="torch raises RuntimeError matching /x/; msnb's message: y"),
     _row("b:error:0", "same", regex=True, raised="IndexError"),
     _row("b:error:1", "returned", expected="torch raises RuntimeError; msnb returned a value"),
     _row("c:error:0", "other", raised="ValueError", expected="torch raises RuntimeError; msnb raised ValueError: x"),
@@ -40,6 +41,5 @@ def test_expected_file_lists_the_mismatches(tmp_path, monkeypatch):
     monkeypatch.setattr(opinfo_report, "EXPECTED_ERRORS", target)
     opinfo_report.write_expected_errors(RESULTS)
     listed = runpy.run_path(str(target))["EXPECTED_ERROR_MISMATCHES"]
-    # a case of the right type whose message misses PyTorch's regex is a mismatch too
     assert listed == {k: r["expected"] for k, r in RESULTS.items() if not (r["status"] == "same" and r["regex"])}
     assert "a:error:1" in listed and "a:error:0" not in listed

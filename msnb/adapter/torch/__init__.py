@@ -110,6 +110,8 @@ def __getattr__(name):
     return _missing_attr(name)
 
 
+from . import _out_arg  # noqa: E402 - wraps the functions bound above
+_out_arg.apply(globals(), "torch")
 from . import _numpy_compat as _np_compat  # noqa: E402 - last: wraps the functions bound above
 _np_compat.apply(globals(), "torch")
 from . import _number_args  # noqa: E402 - after the bindings it wraps

@@ -262,8 +262,8 @@ def inplace(self, new):
     shape.  Its dtype is cast to ``self``'s, as PyTorch's in-place ops do."""
     if new.dtype is not self.dtype:
         if not D.can_cast(new.dtype, self.dtype):
-            raise RuntimeError(f"result type {_ms_name(new.dtype)} can't be cast to the desired "
-                               f"output type {_ms_name(self.dtype)}")
+            raise RuntimeError(f"result type {D._name_of(new.dtype)} can't be cast to the desired "
+                               f"output type {D._name_of(self.dtype)}")
         new = cast(new, self.dtype)
     if tuple(new.shape) != tuple(self.shape):
         new = new.expand(self.shape).contiguous()
@@ -300,19 +300,120 @@ def inplace(self, new):
     return self
 
 
-def write_out(out, result):
-    """Honour an ``out=`` argument: ``out`` takes ``result``'s value (resized
-    if needed) and is returned, as PyTorch does."""
+_OUT_GRAD = ("functions with out=... arguments don't support automatic differentiation, but one of the "
+             "arguments requires grad.")
+_SELF_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                 "memory location. Please clone() the tensor before performing the operation.")
+_INPUT_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                  "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def write_out(out, result, inputs=()):
+    """Honour an ``out=`` argument as PyTorch does, and return ``out``.
+
+    Refused: autograd through ``out=`` (an input or ``out`` requiring grad while grad mode is
+    on), an ``out`` whose elements share memory (an expanded tensor), an ``out`` sharing
+    memory with one of ``inputs`` (the op's tensor arguments, for the ops that refuse any
+    overlap), a result dtype that cannot be cast to ``out``'s.  ``out`` keeps its dtype; one of
+    another shape is resized, with PyTorch's deprecation warning when it had elements."""
     if out is None:
         return result
+    if STATE.enabled and (_tracks_grad(result) or out.requires_grad):
+        raise RuntimeError(f"{_op_name(result)}{_OUT_GRAD}")
+    if _self_overlapping(out):
+        raise RuntimeError(_SELF_OVERLAP)
+    if any(overlaps(out, t) for t in inputs):
+        raise RuntimeError(_INPUT_OVERLAP)
     if tuple(out.shape) == tuple(result.shape):
         return inplace(out, result)
+    if out.numel():
+        import warnings
+        warnings.warn(f"An output with one or more elements was resized since it had shape {list(out.shape)}, "
+                      f"which does not match the required output shape {list(result.shape)}. This behavior is "
+                      "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
+                      "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+                      "elements with t.resize_(0).", UserWarning, stacklevel=_user_stacklevel())
     if out._vbase is not None:
         raise RuntimeError("msnb: cannot resize a view passed as out=")
+    if result.dtype is not out.dtype:
+        if not D.can_cast(result.dtype, out.dtype):
+            raise RuntimeError(f"result type {D._name_of(result.dtype)} can't be cast to the desired "
+                               f"output type {D._name_of(out.dtype)}")
+        result = cast(result, out.dtype)
     set_data(out, copy_meta(wrap(K.identity(result)), result))
     out._v += 1
     _refresh_views(out, False)
     return out
+
+
+def _user_stacklevel():
+    """The ``stacklevel`` that attributes a warning to the first caller outside msnb's adapter
+    (PyTorch's warnings from its kernels point at the user's line)."""
+    import sys
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    f, level = sys._getframe(1), 1
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(here):
+        f, level = f.f_back, level + 1
+    return level
+
+
+def _op_name(result):
+    """``add(): ``: the op's name as PyTorch's out= errors start, from the result's grad_fn."""
+    import re
+    fn = result._grad_fn
+    name = re.sub(r"Backward\d*$", "", fn.name()) if fn is not None else ""
+    name = re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+    return f"{name}(): " if name else ""
+
+
+def _positions(t):
+    """Where ``t``'s elements sit in its root's storage (row-major numbers)."""
+    import numpy as np
+    root = t._vbase
+    if root is None:
+        return np.arange(t.numel())
+    with no_grad():
+        from ._ops.creation import arange
+        return np.asarray(t._vfn(arange(root.numel()).reshape(tuple(root.shape))).numpy()).reshape(-1)
+
+
+def _self_overlapping(t):
+    """Whether elements of ``t`` share memory in PyTorch: ``t`` is (a view of) an expanded tensor
+    (msnb's ``expand`` copies, and records the shape it expanded from) and two of its elements come
+    from one source element."""
+    root = t._vbase if t._vbase is not None else t
+    src = root.__dict__.get("_expanded")
+    if not src or t.numel() < 2:
+        return False
+    import numpy as np
+    n = int(np.prod(src))
+    ids = np.broadcast_to(np.arange(n).reshape(src), tuple(root.shape)).reshape(-1)[_positions(t)]
+    return np.unique(ids).size < ids.size
+
+
+def same_elements(a, b):
+    """Whether ``a`` and ``b`` are the very same elements of one memory, in the same order."""
+    import numpy as np
+    if a is b:
+        return True
+    ra = a._vbase if a._vbase is not None else a
+    rb = b._vbase if b._vbase is not None else b
+    return ra is rb and tuple(a.shape) == tuple(b.shape) and np.array_equal(_positions(a), _positions(b))
+
+
+def overlaps(a, b):
+    """Whether tensors ``a`` and ``b`` share an element of memory (the same tensor, a view of the
+    other, or views of one root whose regions meet)."""
+    if a is b:
+        return True
+    if not isinstance(b, TensorPy) or not isinstance(a, TensorPy) or not a.numel() or not b.numel():
+        return False
+    ra = a._vbase if a._vbase is not None else a
+    rb = b._vbase if b._vbase is not None else b
+    if ra is not rb:
+        return False
+    import numpy as np
+    return bool(np.intersect1d(_positions(a), _positions(b)).size)
 
 
 def snapshot(t):

@@ -1,7 +1,8 @@
 """One error for every PyTorch name msnb lacks, in every namespace.
 
 ``torch.x``, ``torch.nn.functional.x``, ``tensor.x`` ...: when PyTorch 2.13
-has the name (``_api_names``) and msnb does not, reading it raises
+has the name (``_api_names``: a module's ``__all__``, and the other names of
+PyTorch's own that its ``dir()`` shows) and msnb does not, reading it raises
 :class:`NotSupportedError` (an ``AttributeError``, so ``hasattr`` stays
 False) that names it and points to the support list.  A name PyTorch does not
 have either gets PyTorch's own plain ``AttributeError`` message.
@@ -29,8 +30,9 @@ def missing_attribute(namespace: str, name: str) -> AttributeError:
     """The error for ``namespace.name`` that the adapter lacks: msnb's
     :class:`NotSupportedError` when PyTorch has it (a name or a submodule),
     else Python's usual ``AttributeError``."""
-    from ._api_names import MODULE_NAMES, SUBMODULES
-    if name in MODULE_NAMES.get(namespace, ()) or f"{namespace}.{name}" in SUBMODULES:
+    from ._api_names import DIR_NAMES, MODULE_NAMES, SUBMODULES
+    if name in MODULE_NAMES.get(namespace, ()) or name in DIR_NAMES.get(namespace, ()) \
+            or f"{namespace}.{name}" in SUBMODULES:
         return NotSupportedError(not_supported_message(f"{namespace}.{name}"))
     return AttributeError(f"module '{namespace}' has no attribute '{name}'")
 

@@ -374,9 +374,13 @@ class Tensor(ms.Tensor):
         return self.numpy(force=True).tolist()
 
     def __float__(self):
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self.item())
 
     def __int__(self):
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self.item())
 
     def __index__(self):
@@ -589,14 +593,21 @@ class Tensor(ms.Tensor):
 
     # --- shape methods with PyTorch's varargs spellings --------------------------
     def view(self, *shape, **kw):
+        if not shape and not kw:
+            raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
+                            " * (torch.dtype dtype)\n * (tuple of ints size)")
         if "dtype" in kw:
             return S.view(self, *shape, **kw)
         return S.view(self, *(C.sizes_or_keyword(shape, kw, "size", "view") if kw else shape))
 
     def reshape(self, *shape, **kw):
+        if not shape and not kw:
+            raise TypeError('reshape() missing 1 required positional arguments: "shape"')
         return S.reshape(self, *(C.sizes_or_keyword(shape, kw, "shape", "reshape") if kw else shape))
 
     def permute(self, *dims, **kw):
+        if not dims and not kw:
+            raise TypeError('permute() missing 1 required positional arguments: "dims"')
         return S.permute(self, *(C.sizes_or_keyword(dims, kw, "dims", "permute") if kw else dims))
 
     def expand(self, *sizes, **kw):
@@ -932,6 +943,11 @@ Tensor.__ior__ = _iop(P.bitwise_or)
 Tensor.__xor__ = lambda self, other: P.bitwise_xor(self, other)
 Tensor.__rxor__ = lambda self, other: P.bitwise_xor(self, other)
 Tensor.__ixor__ = _iop(P.bitwise_xor)
+from ._ops import integer as _int_ops  # noqa: E402
+for _op, _fn in (("lshift", _int_ops.bitwise_left_shift), ("rshift", _int_ops.bitwise_right_shift)):
+    setattr(Tensor, f"__{_op}__", lambda self, other, _fn=_fn: _fn(self, other))
+    setattr(Tensor, f"__r{_op}__", lambda self, other, _fn=_fn: _fn(other, self))
+    setattr(Tensor, f"__i{_op}__", _iop(_fn))
 Tensor.__eq__ = lambda self, other: P.eq(self, other) if isinstance(other, (TensorPy, numbers.Number, np.ndarray, list)) else NotImplemented
 Tensor.__ne__ = lambda self, other: P.ne(self, other) if isinstance(other, (TensorPy, numbers.Number, np.ndarray, list)) else NotImplemented
 Tensor.__lt__ = P.lt

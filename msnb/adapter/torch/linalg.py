@@ -37,5 +37,7 @@ def __getattr__(name):
     raise missing_attribute("torch.linalg", name)
 
 
+from . import _out_arg  # noqa: E402 - wraps the functions defined above
+_out_arg.apply(globals(), "torch.linalg")
 from . import _numpy_compat as _np_compat  # noqa: E402 - last: wraps the functions defined above
 _np_compat.apply(globals(), "torch.linalg")

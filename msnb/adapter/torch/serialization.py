@@ -203,6 +203,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
                                   "(_use_new_zipfile_serialization=False is not supported)")
     if isinstance(f, (str, os.PathLike)):
         prefix = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
+        parent = os.path.dirname(os.path.abspath(os.fspath(f)))
+        if not os.path.isdir(parent):  # PyTorch's zip writer refuses before opening
+            raise RuntimeError(f"Parent directory {os.path.dirname(os.fspath(f)) or parent} does not exist.")
         with open(f, "wb") as fh:
             _save(obj, fh, prefix)
     else:

@@ -70,6 +70,8 @@ def __getattr__(name):
     raise missing_attribute("torch.special", name)
 
 
+from . import _out_arg  # noqa: E402 - wraps the functions defined above
+_out_arg.apply(globals(), "torch.special")
 from . import _numpy_compat as _np_compat  # noqa: E402 - last: wraps the functions defined above
 _np_compat.apply(globals(), "torch.special")
 from . import _number_args  # noqa: E402 - after the bindings it wraps

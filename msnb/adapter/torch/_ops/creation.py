@@ -164,7 +164,15 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     return tensor(s, dtype=dtype or D.get_default_dtype(), requires_grad=requires_grad)
 
 
+def check_sizes(size):
+    """PyTorch refuses a negative dimension when it allocates a tensor."""
+    for s in size:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+
+
 def _fill(size, value, dtype, requires_grad):
+    check_sizes(size)
     d = D.to_torch_dtype(dtype) if dtype is not None else (
         D.get_default_dtype() if isinstance(value, float) or value is None else D.result_type(value))
     if value is None:

@@ -9,6 +9,8 @@ PyTorch follows, so mixed basic/advanced indices behave as PyTorch's do.
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from .. import _core, _dtype as D
@@ -24,8 +26,20 @@ _MsGet = ms.Tensor.__getitem__
 _MsSet = ms.Tensor.__setitem__
 
 
-def _norm(idx):
-    return idx if isinstance(idx, tuple) else (idx,)
+def _norm(idx, ndim=None):
+    """``idx`` as a tuple; PyTorch's refusal of a string index; several ellipses as PyTorch takes
+    them (the first spans the dims not indexed, a later one adds none)."""
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    for i in idx:
+        if isinstance(i, str):
+            raise TypeError("new(): invalid data type 'str'")
+    pos = [k for k, i in enumerate(idx) if i is Ellipsis]
+    if len(pos) > 1 and ndim is not None:
+        specified = builtins.sum(1 for i in idx if i is not None and i is not Ellipsis)
+        if ndim > specified and any(i is not None and i is not Ellipsis for i in idx[pos[1]:]):
+            raise IndexError(f"too many indices for tensor of dimension {ndim}")
+        idx = tuple(i for k, i in enumerate(idx) if k not in pos[1:])
+    return idx
 
 
 def is_basic_index(idx) -> bool:
@@ -118,6 +132,22 @@ def _zeros(shape, dtype):
     return wrap(K.zeros(shape, dtype))
 
 
+def _broadcastable(src, target):
+    """PyTorch's error for a value that cannot fill the indexed slot (``x[0] = ones(3)`` into 4)."""
+    pad = (1,) * (len(target) - len(src)) + src if len(src) <= len(target) else src
+    lead = pad[:len(pad) - len(target)]
+    tail = pad[len(pad) - len(target):]
+    for i, (s, t) in enumerate(zip(tail, target)):
+        if s != 1 and s != t:
+            raise RuntimeError(f"The expanded size of the tensor ({t}) must match the existing size ({s}) at "
+                               f"non-singleton dimension {i}.  Target sizes: {list(target)}.  Tensor sizes: "
+                               f"{list(src)}")
+    if any(s != 1 for s in lead):
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(src)}}}, size={list(target)}): the number of sizes "
+                           f"provided ({len(target)}) must be greater or equal to the number of dimensions in the "
+                           f"tensor ({len(src)})")
+
+
 def _basic_put(x, idx, v, copy=True):
     """``x`` with ``x[idx] = v``, computed out of place (differentiable); ``copy=False``: written
     into ``x`` itself (a fresh plain MindSpore tensor nothing else holds, ``v`` not differentiated)."""
@@ -127,6 +157,7 @@ def _basic_put(x, idx, v, copy=True):
         vv = cast(vv, x.dtype) if vv.dtype is not x.dtype else vv
         # MindSpore wants the value already broadcast to the slot's shape
         slot = _MsGet(x, idx) if idx else x
+        _broadcastable(tuple(vv.shape), tuple(slot.shape))
         if tuple(vv.shape) != tuple(slot.shape):
             vv = K.broadcast_to(K.reshape(vv, tuple(vv.shape)[max(0, vv.ndim - slot.ndim):]) if vv.ndim > slot.ndim else vv,
                                 tuple(slot.shape))
@@ -189,7 +220,7 @@ def _adv_get(x, idx):
 
 def getitem(x, idx):
     """``x[idx]``: a view for basic indices, a copy otherwise."""
-    idx = _norm(idx)
+    idx = _norm(idx, x.ndim)
     if is_basic_index(idx):
         idx = _plain(idx)
         _check_bounds(x, idx)
@@ -201,7 +232,7 @@ def getitem(x, idx):
 def index_put(x, idx, v, accumulate=False):
     """Out-of-place ``x[idx] = v`` (or ``+=`` with ``accumulate``) for any index."""
     from .creation import tensor
-    idx = _norm(idx)
+    idx = _norm(idx, x.ndim)
     if not accumulate and is_basic_index(idx):
         idx = _plain(idx)
         _check_bounds(x, idx)
@@ -236,7 +267,11 @@ def _scatter_flat(flat, li, vals):
 
 def setitem(x, idx, v):
     """``x[idx] = v`` in place (through every alias of ``x``)."""
-    from .._core import snapshot
+    from .._core import _INPUT_OVERLAP, snapshot, overlaps, same_elements
+    if isinstance(v, TensorPy) and v._root() is x._root():  # x[1:] = x[:-1]: PyTorch refuses partial overlap
+        target = getitem(x, idx)
+        if overlaps(target, v) and not same_elements(target, v):
+            raise RuntimeError(_INPUT_OVERLAP)
     src = snapshot(x) if needs_grad(x, v) else x
     inplace(x, index_put(src, idx, v))
 
@@ -244,6 +279,8 @@ def setitem(x, idx, v):
 def index_select(input, dim, index, *, out=None):
     """msnb implementation of ``torch.index_select``."""
     from .reduction import dims_of
+    if out is not None:
+        return _core.write_out(out, index_select(input, dim, index), (input, index))
     d = dims_of(input, dim)[0]
     _check_index(index, "index_select(): Expected dtype int32 or int64 for index")
     idx = cast(index, D.int64).reshape(-1)
@@ -353,7 +390,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     from .reduction import dims_of
     if out is not None:
         D.check_out_dtype(out, input.dtype)
-        return _core.write_out(out, gather(input, dim, index, sparse_grad=sparse_grad))
+        return _core.write_out(out, gather(input, dim, index, sparse_grad=sparse_grad), (input, index))
     d = dims_of(input, dim)[0]
     _same_rank(input, index, "input")
     _index_sizes(input, d, index)
@@ -409,6 +446,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
     _same_dtype(input, src)
+    _check_index(index, "scatter(): Expected dtype int32/int64 for index")
     _index_sizes(input, d, index, src if src is not None else value)
     _same_rank(input, index, "self")
     idx = cast(index, D.int64)
@@ -440,7 +478,8 @@ def scatter_add(input, dim, index, src):
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
     _same_dtype(input, src)
-    _index_sizes(input, d, index, src if src is not None else value)
+    _check_index(index, "scatter_add(): Expected dtype int32/int64 for index")
+    _index_sizes(input, d, index, src)
     _same_rank(input, index, "self")
     idx = cast(index, D.int64)
     check_in_bounds(idx, input.shape[d] if input.ndim else 1, d)
@@ -461,6 +500,11 @@ _C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bf
 
 def masked_fill(input, mask, value):
     """msnb implementation of ``torch.masked_fill``."""
+    if mask.dtype is not D.bool:
+        names = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
+                 "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{names.get(repr(mask.dtype).split('.')[-1], D._name_of(mask.dtype))}")
     if isinstance(value, TensorPy):
         if value.ndim:
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor "

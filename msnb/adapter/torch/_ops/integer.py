@@ -22,7 +22,7 @@ def _int_binary(name, fn, a, b):
     from .creation import tensor
     a, b, rt = binary_operands(a, b)
     if rt.is_floating_point or rt.is_complex or rt is D.bool and name not in ("lshift", "rshift"):
-        raise RuntimeError(f'"{name}_cpu" not implemented for \'{D._name_of(rt).capitalize()}\'')
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{D._name_of(rt).capitalize()}\'')
     r = fn(_arr(a).astype(rt.numpy), _arr(b).astype(rt.numpy))
     return tensor(np.asarray(r).astype(rt.numpy), dtype=rt)
 

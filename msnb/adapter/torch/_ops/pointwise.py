@@ -163,7 +163,16 @@ def add(input, other, *, alpha=1, out=None):
     return _add(input, other, alpha, out)
 
 
+def _check_alpha(input, other, alpha):
+    """PyTorch refuses a floating ``alpha`` when the result is integral (it would truncate)."""
+    if isinstance(alpha, float) and not isinstance(alpha, bool):
+        rt = binary_operands(input, other)[2]
+        if not rt.is_floating_point and not rt.is_complex:
+            raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
+
 def _add(input, other, alpha=1, out=None):
+    _check_alpha(input, other, alpha)
     if alpha != 1:
         other = mul(other, alpha)
     a, b, rt = binary_operands(input, other)
@@ -184,6 +193,7 @@ def sub(input, other, *, alpha=1, out=None):
 
 
 def _sub(input, other, alpha=1, out=None):
+    _check_alpha(input, other, alpha)
     if alpha != 1:
         other = mul(other, alpha)
     a, b, rt, res = _binary(K.sub, input, other, out)
@@ -378,6 +388,18 @@ def fmod(input, other, *, out=None):
     return write_out(out, mul(remainder(abs(a), abs(b)), sign(a)))
 
 
+def _integer_power_check(a, b, rt):
+    """PyTorch refuses an integral tensor to a negative integral power."""
+    if rt.is_floating_point or rt.is_complex or rt is D.bool:
+        return
+    if isinstance(b, TensorPy):
+        neg = b.numel() and not b.dtype.is_floating_point and bool((b.numpy() < 0).any())
+    else:
+        neg = isinstance(b, int) and b < 0
+    if neg:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
 def pow(input, exponent, *, out=None):
     """msnb implementation of ``torch.pow``."""
     if not isinstance(input, TensorPy) and isinstance(exponent, TensorPy):
@@ -387,6 +409,7 @@ def pow(input, exponent, *, out=None):
             record("PowBackward1", res, (None, b), lambda g: (None, sum_to(mul(mul(g, res), math.log(a)), _shape(b))))
         return write_out(out, res)
     a, b, rt = binary_operands(input, exponent)
+    _integer_power_check(a, b, rt)
     res = wrap(K.pow(a, b))
     if needs_grad(a, b):
         sa, sb = _shape(a), _shape(b)
@@ -712,6 +735,9 @@ def where(condition, input=None, other=None, *, out=None):
         from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
     a, b, rt = binary_operands(input, other)
+    if condition.dtype not in (D.bool, D.uint8):
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{D._name_of(condition.dtype)}")
     cond = condition if condition.dtype is D.bool else cast(condition, D.bool)
     if not isinstance(a, TensorPy):
         from .creation import tensor

@@ -82,6 +82,8 @@ def _float_dtype(dtype):
 
 
 def _numel(shape):
+    from .creation import check_sizes
+    check_sizes(tuple(shape))
     return int(np.prod(shape, dtype=np.int64))
 
 

@@ -521,12 +521,18 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     import numpy as np
     from .creation import tensor
     arr = input.detach().numpy()
-    res = np.unique(arr, return_inverse=return_inverse, return_counts=return_counts)
+    if dim is not None:  # unique slices along dim (a dim out of range is PyTorch's IndexError)
+        d = dims_of(input, dim)[0]
+        res = np.unique(arr, return_inverse=True, return_counts=True, axis=d)
+        res = (res[0], res[1].reshape(-1)) + res[2:]
+    else:
+        d = None
+        res = np.unique(arr, return_inverse=True, return_counts=True)
     if not (return_inverse or return_counts):
-        return tensor(res, dtype=input.dtype)
+        return tensor(res[0], dtype=input.dtype)
     out = [tensor(res[0], dtype=input.dtype)]
     if return_inverse:
-        out.append(tensor(res[1].reshape(arr.shape).astype(np.int64)))
+        out.append(tensor(res[1].reshape(arr.shape if d is None else (arr.shape[d],)).astype(np.int64)))
     if return_counts:
         out.append(tensor(res[-1].astype(np.int64)))
     return tuple(out)

@@ -213,6 +213,8 @@ def permute(input, *dims, **kw):
                            f"the length of the desired ordering of dimensions i.e. input.dim() = {nd} "
                            f"is not equal to len(dims) = {len(perm)}")
     perm = tuple(_core.wrap_dim(p, nd) for p in perm)
+    if len(set(perm)) != len(perm):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     inv = tuple(np.argsort(perm).tolist())
     res = _permute_impl(input, perm)
     ident = perm == tuple(range(nd))
@@ -263,7 +265,7 @@ def contiguous(input, memory_format=None):
     if memory_format is not None:
         from .._memory_format import check_memory_format
         check_memory_format(memory_format, input.dim())
-    if input.__dict__.get("_noncontig"):
+    if input.__dict__.get("_noncontig") or input.__dict__.get("_expanded"):
         return clone(input)
     return input
 
@@ -288,6 +290,9 @@ def expand(input, *sizes):
     res = wrap_fresh(K.broadcast_to(input, target), input)
     if needs_grad(input):
         record("ExpandBackward0", res, (input,), lambda g: (P.sum_to(g, src),))
+    if res.numel() > input.numel():
+        # a copy here, but PyTorch's elements share memory: an out= into it is refused (write_out)
+        res._expanded = (1,) * (len(target) - input.ndim) + src
     return res
 
 
@@ -317,6 +322,8 @@ def repeat(input, *sizes):
     """msnb implementation of ``Tensor.repeat``."""
     sizes = size_args(sizes)
     x = input
+    if len(sizes) < x.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     if len(sizes) > x.ndim:
         x = reshape(x, (1,) * (len(sizes) - x.ndim) + tuple(x.shape))
     src = tuple(x.shape)
@@ -381,7 +388,7 @@ def cat(tensors, dim=0, *, out=None):
         def bw(g):
             return tuple(split(g, sizes, d))
         record("CatBackward0", res, tuple(ts), bw)
-    return write_out(out, res)
+    return write_out(out, res, tensors)
 
 
 concat = concatenate = cat
@@ -515,6 +522,8 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = dims_of(input, dim)[0]
     n = input.shape[d]
     size = -(-n // chunks)

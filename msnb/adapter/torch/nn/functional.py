@@ -122,6 +122,9 @@ def _stack(tensors, dim=0):
 def linear(input, weight, bias=None):
     """msnb implementation of ``torch.nn.functional.linear``: one MindSpore ``dense``
     kernel forward; backward is two matmuls and a sum (adapter ops)."""
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
+                           f"{weight.ndim}D")
     if weight.ndim != 2:
         out = input.matmul(weight.t())
         return out + bias if bias is not None else out
@@ -221,6 +224,13 @@ def _check_conv_args(weight, bias, stride, padding, dilation, groups, n, input=N
         raise RuntimeError(f"Input type ({input.dtype}) and bias type ({bias.dtype}) should be the same")
     if input is not None and weight.dtype != input.dtype:
         raise RuntimeError(f"Input type ({input.dtype}) and weight type ({weight.dtype}) should be the same")
+    if input is not None and what == "bias" and not isinstance(padding, str) and input.ndim in (n + 1, n + 2):
+        padded = [L + 2 * p for L, p in zip(input.shape[-n:], _ntuple(padding, n))]
+        eff = [d * (k - 1) + 1 for d, k in zip(_ntuple(dilation, n), weight.shape[2:])]
+        if any(p < k for p, k in zip(padded, eff)):
+            raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                               f"size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than actual input "
+                               "size")
     if bias is not None and what == "bias" and (bias.ndim != 1 or bias.shape[0] != weight.shape[0]):
         raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
                            f"{weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead")
@@ -851,6 +861,8 @@ def _ce_name(args, kwargs):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """msnb implementation of ``torch.nn.functional.nll_loss``."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.dtype not in (D.int64, D.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {D._name_of(target.dtype)}")
     out_shape = tuple(target.shape)
     if input.ndim == 1:
         input, target = input.unsqueeze(0), target.unsqueeze(0)
@@ -1003,6 +1015,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if input.numel() and bool(Rd.any(P.logical_or(P.lt(input, 0), P.gt(input, 1)))):
+        raise RuntimeError("all elements of input should be between 0 and 1")
     lg = P.clamp(P.log(input), min=-100.0)
     lg1 = P.clamp(P.log(P.sub(1, input)), min=-100.0)
     loss = P.neg(P.add(P.mul(target, lg), P.mul(P.sub(1, target), lg1)))
@@ -1049,6 +1063,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if eps < 0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    c = input.shape[1] if input.ndim > 1 else 0  # PyTorch reads the channels as size(1), 0 for a 1-d input
+    for what, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{what} should contain {c} elements not {t.numel()}")
     dims = [0] + list(range(2, input.ndim))
     shape = [1, -1] + [1] * (input.ndim - 2)
     if training:
@@ -1614,5 +1632,7 @@ from .._missing import module_getattr as _module_getattr  # noqa: E402
 
 __getattr__ = _module_getattr("torch.nn.functional")
 
+from .. import _out_arg  # noqa: E402 - wraps the functions defined above
+_out_arg.apply(globals(), "torch.nn.functional")
 from .. import _numpy_compat as _np_compat  # noqa: E402 - last: wraps the functions defined above
 _np_compat.apply(globals(), "torch.nn.functional")

@@ -23,11 +23,11 @@ def _grads(parameters):
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """msnb implementation of ``torch.nn.utils.clip_grad_norm_``; returns the total norm."""
     from ..._ops.creation import tensor
+    norm_type = float(norm_type)  # PyTorch converts it first: a bad one is its ValueError even with no grads
     params = _with_grads(parameters)
     grads = [p.grad for p in params]
     if not grads:
         return tensor(0.0)
-    norm_type = float(norm_type)
     if any("_dspec" in p.__dict__ for p in params):  # FSDP / tensor-parallel pieces: the whole gradients' norm
         from ...distributed.tensor._sharded import clip_grad_norm
         return clip_grad_norm(params, max_norm, norm_type, error_if_nonfinite)
