@@ -7,7 +7,9 @@ on it, unlike PyTorch's).  Tangents flow only through what that tape
 records: if grad recording is turned off inside a dual level (``no_grad``,
 also msnb-internal, e.g. BatchNorm's running-stat update) ``unpack_dual``
 raises msnb's NotSupportedError instead of returning a tangent that could
-miss a term."""
+miss a term.  A custom ``autograd.Function`` applied to dual tensors is the
+exception: its ``jvp`` gives its outputs' tangents (:func:`apply_with_jvp`),
+so its forward's no-grad block loses nothing."""
 
 from __future__ import annotations
 
