@@ -1,8 +1,8 @@
 """Per-op overhead of msnb's adapter against the same MindSpore ops called
 directly in PyNative mode (issue #3 point 8), side by side in one run.
 
-Cases: elementwise add on 1k and 1M elements, a 256x256 matmul, and a
-10-op elementwise chain, against MindSpore's own ops (whose relu maps NaN to 0)
+Cases: elementwise add on 1k and 1M elements, a 256x256 matmul, a
+10-op elementwise chain, forward and backward of a small MLP (``mlp_step``), against MindSpore's own ops (whose relu maps NaN to 0)
 and against the same MindSpore ops with a relu that keeps NaN as PyTorch's does
 (``chain_10_nan_relu``: three kernels, as msnb runs it).  Each case is timed in alternating rounds (adapter,
 direct, direct, adapter, ...); the median time per call of each is
@@ -32,6 +32,10 @@ import numpy as np  # noqa: E402
 
 import msnb.adapter.torch as torch  # noqa: E402
 from msnb.runtime.context import set_launch  # noqa: E402
+
+
+#: cases timed with a tenth of ``--calls`` per round (each call takes milliseconds)
+_LARGE = ("add_1M", "mlp_step")
 
 
 def _time(fn, n):
@@ -92,7 +96,39 @@ def cases():
 
     out["chain_10"] = (chain_adapter, chain_direct)
     out["chain_10_nan_relu"] = (chain_adapter, chain_direct_nan_relu)
+    out["mlp_step"] = mlp_cases(rng)
     return out
+
+
+def mlp_cases(rng):
+    """Forward and backward of the suite's MLP (784-256-128-10, batch 100, cross-entropy) with
+    the same weights: msnb's ``loss.backward()`` against MindSpore's ``value_and_grad`` (what
+    hand-written MindSpore PyNative code runs); no optimizer step."""
+    nn, F = torch.nn, torch.nn.functional
+    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
+    params = list(model.parameters())
+    x = torch.tensor(rng.standard_normal((100, 784)).astype(np.float32))
+    y = torch.tensor(rng.integers(0, 10, 100))
+
+    def adapter():
+        for p in params:
+            p.grad = None
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        return loss
+
+    dense = [ms.nn.Dense(i, o) for i, o in ((784, 256), (256, 128), (128, 10))]
+    for d, lin in zip(dense, (model[0], model[2], model[4])):
+        d.weight.set_data(ms.Tensor(lin.weight.detach().numpy()))
+        d.bias.set_data(ms.Tensor(lin.bias.detach().numpy()))
+    net = ms.nn.SequentialCell(dense[0], ms.nn.ReLU(), dense[1], ms.nn.ReLU(), dense[2])
+    loss_fn = ms.nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    mx, my = ms.Tensor(x.numpy()), ms.Tensor(y.numpy().astype(np.int32))
+    grad_fn = ms.value_and_grad(lambda a, b: loss_fn(net(a), b), None, net.trainable_params())
+
+    def direct():
+        return grad_fn(mx, my)[0]
+    return adapter, direct
 
 
 def pytorch_cases():
@@ -117,6 +153,17 @@ def pytorch_cases():
     def chain():
         return ((((x * 2.0 + 1.0).exp() * x - 3.0).abs().sqrt() / 2.0).neg()).relu()
     out["chain_10"] = out["chain_10_nan_relu"] = chain
+    model = pt.nn.Sequential(pt.nn.Linear(784, 256), pt.nn.ReLU(), pt.nn.Linear(256, 128), pt.nn.ReLU(),
+                             pt.nn.Linear(128, 10))
+    mx = pt.from_numpy(rng.standard_normal((100, 784)).astype(np.float32))
+    my = pt.from_numpy(rng.integers(0, 10, 100))
+
+    def mlp():
+        model.zero_grad(set_to_none=True)
+        loss = pt.nn.functional.cross_entropy(model(mx), my)
+        loss.backward()
+        return loss
+    out["mlp_step"] = mlp
     return out
 
 
@@ -135,7 +182,7 @@ def pytorch_times(calls, rounds):
     import subprocess
     import sys
     code = ("import json, statistics, sys; sys.path.insert(0, %r); import op_overhead as b; "
-            "cs = b.pytorch_cases(); print(json.dumps({k: statistics.median(b._time_torch(f, %d if k != 'add_1M' "
+            "cs = b.pytorch_cases(); print(json.dumps({k: statistics.median(b._time_torch(f, %d if k not in b._LARGE "
             "else max(10, %d // 10)) for _ in range(%d)) for k, f in cs.items()}))"
             % (os.path.dirname(os.path.abspath(__file__)), calls, calls, rounds))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # real PyTorch, not msnb's
@@ -181,16 +228,20 @@ def main(argv=None):
                         "process, alternating; prints the ratios side by side")
     p.add_argument("--runs", type=int, default=3, help="runs per checkout with --checkouts")
     p.add_argument("--no-pytorch", action="store_true", help="skip the real PyTorch eager column")
+    p.add_argument("--cases", help="comma-separated case names (default: all)")
     a = p.parse_args(argv)
     if a.checkouts:
-        compare_checkouts(a.checkouts, a.runs, ["--calls", str(a.calls), "--rounds", str(a.rounds), "--no-pytorch"])
+        compare_checkouts(a.checkouts, a.runs, ["--calls", str(a.calls), "--rounds", str(a.rounds), "--no-pytorch",
+                                                *(["--cases", a.cases] if a.cases else [])])
         return 0
     # kernels launch the way msnb launches them on this host (MSNB_LAUNCH=async|blocking overrides)
     launch = set_launch(ms, ms.get_context("device_target"))
     results = {}
     reference = {} if a.no_pytorch else pytorch_times(a.calls, a.rounds)
     for name, (adapter, direct) in cases().items():
-        n = a.calls if name != "add_1M" else max(10, a.calls // 10)
+        if a.cases and name not in a.cases.split(","):
+            continue
+        n = max(10, a.calls // 10) if name in _LARGE else a.calls
         ta, td, ratios, ca, cd = [], [], [], [], []
         for i in range(a.rounds):
             # ABBA order, and the ratio taken per round: the host's speed drifts by

@@ -12,7 +12,9 @@ Everything else in the adapter uses public MindSpore API.  What lives here
   kernel (:func:`wait_all`);
 * MindSpore's trace recorder, which graph mode compiles regions with;
 * handing kernels adapter tensors as plain ``mindspore.Tensor`` objects
-  (:func:`plain_args`).
+  (:func:`plain_args`), and the PyBoost function and primitive behind such a kernel
+  with MindSpore's jit-context flag (:func:`direct_target`, ``JIT``) for the
+  one-step elementwise ops, which call it in their own frame.
 
 Pinned to MindSpore 2.10 (see ``pyproject.toml``).
 """
@@ -24,12 +26,13 @@ import os
 os.environ.setdefault("GLOG_v", "3")
 
 import mindspore as ms  # noqa: E402
+import mindspore.graph.jit_context as _jc  # noqa: E402
 from mindspore._c_expression import TensorPy as _TensorPy  # noqa: E402
 
 __all__ = ["ms", "TensorPy", "set_data", "device_target", "MS_VERSION", "conv2d_prims", "trace_begin",
            "trace_end", "trace_run", "lstm_prims", "trace_pass", "trace_abandon", "trace_open", "trace_reset",
-           "untraced", "plain_args", "adapted", "primitive_kernel", "set_adapter_class", "alias_host", "wait_all", "SHARED",
-           "refill_parameter"]
+           "untraced", "plain_args", "adapted", "direct_target", "JIT", "primitive_kernel", "set_adapter_class",
+           "alias_host", "wait_all", "SHARED", "refill_parameter"]
 
 TensorPy = _TensorPy
 MS_VERSION = ms.__version__
@@ -262,6 +265,7 @@ def _direct_call(slow, pyboost, prim, n):
                 r.__class__ = cls
             return r
         fast.adapted, run._of = run, fast
+        fast.direct = (pyboost, prim, fast)
         return fast
 
     if n == 3:
@@ -329,7 +333,23 @@ def _direct_call(slow, pyboost, prim, n):
             r.__class__ = cls
         return r
     fast.adapted, run._of = run, fast
+    fast.direct = (pyboost, prim, fast)
     return fast
+
+
+def direct_target(kernel):
+    """``(pyboost_function, primitive)`` when ``kernel`` is a 1- or 2-operand kernel that
+    :func:`plain_args` made to call PyBoost directly (not a wrapper around one: a profiler
+    hook's ``functools.wraps`` copies the attribute, hence the identity check), else None.
+    Callers call ``pyboost_function(primitive, [operands])`` only while
+    ``JIT._jit_context is None`` and with plain ``mindspore.Tensor`` operands, as the kernel does."""
+    d = getattr(kernel, "direct", None)
+    return (d[0], d[1]) if type(d) is tuple and len(d) == 3 and d[2] is kernel else None
+
+
+#: MindSpore's jit-context module: ``JIT._jit_context`` is None outside a trace (the
+#: one-step elementwise ops read it before calling a :func:`direct_target` themselves)
+JIT = _jc
 
 
 #: set by graph mode while it records a region (see ``msnb/adapter/graph/capture.py``)

@@ -51,6 +51,36 @@ def test_ka_follows_every_change_of_k(monkeypatch):
     assert len(calls) == 1
 
 
+def test_kd_names_the_direct_pyboost_call_only_while_k_holds_it(monkeypatch):
+    """The one-step ops call ``KD``'s PyBoost function themselves: only while ``K``'s entry is
+    MindSpore's direct kernel (not a monkeypatch or hook, whose ``functools.wraps`` copies
+    the kernel's attributes)."""
+    assert _dispatch.KD["add"] is not None and _dispatch.KD["exp"] is not None
+    assert _dispatch.KD["relu_float"] is None  # a composed kernel: KA's path
+    monkeypatch.setattr(K, "add", lambda a, b: ms.ops.add(a, b))
+    assert _dispatch.KD["add"] is None
+    monkeypatch.undo()
+    assert _dispatch.KD["add"] == _ms.direct_target(K.add) is not None
+    with kernel_names():
+        assert _dispatch.KD["add"] is None and _dispatch.KD["exp"] is None
+    assert _dispatch.KD["add"] is not None
+
+
+def test_the_inlined_kernel_call_restores_the_class_when_it_fails(monkeypatch):
+    def fail(prim, args):
+        assert all(type(a) is ms.Tensor for a in args)  # handed over as plain MindSpore tensors
+        raise RuntimeError("kernel failed")
+    x, y = torch.ones(2), torch.ones(2)
+    assert x.dtype is y.dtype is torch.float32  # (read once: recorded, as the one-step paths need)
+    for name, call in (("add", lambda: x + y), ("exp", lambda: x.exp()), ("add", lambda: x + x)):
+        monkeypatch.setitem(_dispatch.KD, name, (fail, None))
+        with pytest.raises(RuntimeError, match="kernel failed"):
+            call()
+        assert type(x) is torch.Tensor and type(y) is torch.Tensor
+        monkeypatch.undo()
+    np.testing.assert_array_equal((x + y).numpy(), [2.0, 2.0])
+
+
 def test_a_profiler_hook_sees_the_one_step_kernels():
     x = torch.ones(3)
     with kernel_names() as names:

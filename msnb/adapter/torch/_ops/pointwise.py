@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ... import _dispatch, _ms
 from .. import _core, _dtype as D
 from .._core import K, KA, adopt, binary_operands, cast, meta, needs_grad, record, shape_of, wrap, write_out, TensorPy
 
@@ -53,6 +54,8 @@ _STATE = _core.STATE
 _F32_16 = frozenset(map(id, (D.float16, D.float32)))
 #: ``KA``'s attribute dict: ``_KA[name]`` is ``KA.name``, one dict lookup
 _KA = KA.__dict__
+_KD = _dispatch.KD
+_JIT = _ms.JIT
 
 
 def _types(ids):
@@ -96,10 +99,36 @@ def one_step(kname, rest, ok=_FI):
                 else:
                     go = False
                 if go:
-                    return adopt(_KA[kname](a, b), da, a._sh)
+                    d = _KD[kname]
+                    if d is None or _JIT._jit_context is not None:
+                        return adopt(_KA[kname](a, b), da, a._sh)
+                    # KA's kernel inlined (the PyBoost call with the operands re-classed as plain
+                    # MindSpore tensors, see _ms.plain_args), then adopt(): one Python frame
+                    sb = tb is T and b is not a
+                    try:
+                        a.__class__ = _MS_TENSOR
+                        if sb:
+                            b.__class__ = _MS_TENSOR
+                        r = d[0](d[1], [a, b])
+                    finally:
+                        a.__class__ = T
+                        if sb:
+                            b.__class__ = T
+                    return _own(r, T, da, a._sh)
         return rest(a, b)
     op.__name__ = kname
     return op
+
+
+def _own(r, T, dtype, shape):
+    """A direct PyBoost result as ``adopt`` gives it: re-classed (a plain tensor), dtype and shape recorded."""
+    if type(r) is _MS_TENSOR:
+        r.__class__ = T
+    else:
+        r = wrap(r)
+    r._dt = dtype
+    r._sh = shape
+    return r
 
 
 def _binary(kernel, a, b, out):
@@ -447,8 +476,17 @@ def _unary(name, kname, grad_fn=None, float_only=True, save_out=False, int_ident
             dt = input._dt
             if type(dt) in fast and (grad_fn is None or not _STATE.enabled or (
                     input._grad_fn is None and not input._req_grad)):
-                return adopt(_KA[kname if float_kname is None or type(dt) not in _F_T else float_kname](input),
-                             dt, input._sh)
+                kn = kname if float_kname is None or type(dt) not in _F_T else float_kname
+                d = _KD[kn]
+                if d is None or _JIT._jit_context is not None:
+                    return adopt(_KA[kn](input), dt, input._sh)
+                T = _core.Tensor_  # (KA's kernel inlined, as in one_step)
+                try:
+                    input.__class__ = _MS_TENSOR
+                    r = d[0](d[1], [input])
+                finally:
+                    input.__class__ = T
+                return _own(r, T, dt, input._sh)
         kernel = getattr(K, kname)
         x = input
         dt = x.dtype

@@ -10,8 +10,13 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
 
 
 class _State:
-    enabled = True
-    inference = False
+    """Grad mode.  Instance attributes, not class-level defaults: Python 3.11 specializes
+    reading an instance's own attribute (``STATE.enabled``, read by every op), not one
+    that falls back to the class."""
+
+    def __init__(self):
+        self.enabled = True
+        self.inference = False
 
 
 STATE = _State()
