@@ -305,7 +305,6 @@ PARTIAL = {
                         "copied, and views taken of the tensor see later writes to the array only after an "
                         "in-place op through msnb",
     "torch.Tensor.expand": "returns a copy, not a view: in-place writes to it do not reach the base",
-    "torch.inference_mode": "tensors made inside are ordinary tensors afterwards",
     "torch.unique": "runs on the host (numpy); always sorted",
     "torch.bincount": "counts on the host (numpy)",
     **{n: _SPARSE for n in ("torch.sparse_coo_tensor", "torch.sparse.mm", "torch.sparse.sum", "torch.spmm",

@@ -56,6 +56,8 @@ def wrap(x):
         if tx is not _MS_TENSOR and isinstance(x, Tensor_):
             x = K.identity(x)
         x.__class__ = Tensor_
+    if STATE.inference:
+        x._inf = True
     return x
 
 
@@ -68,6 +70,8 @@ def adopt(r, dtype, shape):
         r = wrap(r)
     r._dt = dtype
     r._sh = shape
+    if STATE.inference:
+        r._inf = True
     return r
 
 
@@ -82,6 +86,8 @@ def meta(t, dtype, shape):
     Only for a fresh op result whose dtype and shape are known for certain."""
     t._dt = dtype
     t._sh = shape
+    if STATE.inference:  # made inside inference_mode: an inference tensor
+        t._inf = True
     return t
 
 
@@ -238,6 +244,10 @@ def cast(x, dtype):
 
 # --- in-place writes and views ---------------------------------------------------
 
+INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
+                     "to get a normal tensor before doing inplace update.See "
+                     "https://github.com/pytorch/rfcs/pull/17 for more details.")
+INFERENCE_REQUIRES_GRAD = "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
 _LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 _VIEW_LEAF_INPLACE = ("a view of a leaf Variable that requires grad is being used in an in-place "
                       "operation.")
@@ -260,6 +270,8 @@ def inplace(self, new):
 
     ``new`` is a fresh result computed out of place, already of ``self``'s
     shape.  Its dtype is cast to ``self``'s, as PyTorch's in-place ops do."""
+    if self._inf and not STATE.inference:
+        raise RuntimeError(INFERENCE_INPLACE)
     if new.dtype is not self.dtype:
         if not D.can_cast(new.dtype, self.dtype):
             raise RuntimeError(f"result type {D._name_of(new.dtype)} can't be cast to the desired "
@@ -318,6 +330,8 @@ def write_out(out, result, inputs=()):
     another shape is resized, with PyTorch's deprecation warning when it had elements."""
     if out is None:
         return result
+    if out._inf and not STATE.inference:
+        raise RuntimeError(INFERENCE_INPLACE)
     if STATE.enabled and (_tracks_grad(result) or out.requires_grad):
         raise RuntimeError(f"{_op_name(result)}{_OUT_GRAD}")
     if _self_overlapping(out):
@@ -470,6 +484,8 @@ def make_view(src, out, fn, inv, detached=False):
         def vinv(r, new, pfn=pfn, pinv=pinv, inv=inv):
             return pinv(r, inv(pfn(r), new))
         detached = detached or src._vdetached
+    if src._inf or out._inf:  # a view is an inference tensor when its base is one, wherever it is taken
+        out._inf = src._inf
     out._vbase = root
     out._vfn = vfn
     out._vinv = vinv

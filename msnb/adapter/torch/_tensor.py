@@ -105,6 +105,7 @@ class Tensor(ms.Tensor):
     _vdetached = False
     grad = None
     _is_param = False
+    _inf = False  # an inference tensor (made inside torch.inference_mode)
 
     def __init__(self, *args, dtype=None, device=None, requires_grad=False):
         # torch.Tensor(2, 3) -> uninitialised float tensor; torch.Tensor([1, 2]) -> float data
@@ -249,6 +250,8 @@ class Tensor(ms.Tensor):
             return self
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if requires_grad and self._inf and not _core.STATE.inference:
+            raise RuntimeError(_core.INFERENCE_REQUIRES_GRAD)
         self._req_grad = bool(requires_grad)
         if self._is_param:
             ms.Parameter.requires_grad.__set__(self, bool(requires_grad))
@@ -257,6 +260,11 @@ class Tensor(ms.Tensor):
     @property
     def grad_fn(self):
         return self._grad_fn
+
+    def is_inference(self):
+        """msnb implementation of ``Tensor.is_inference``: made inside ``torch.inference_mode``
+        (or a view of such a tensor)."""
+        return self._inf
 
     @property
     def is_leaf(self):

@@ -2,9 +2,10 @@
 overwritten, so the gradient there is zero and elsewhere it is the incoming gradient.
 
 PyTorch 2.13's CPU autograd returns the opposite (the incoming gradient on the scattered
-positions, zero elsewhere) and fails its own ``gradcheck`` on these inputs, which is why the
-OpInfo replay lists as_strided_scatter's gradient as differing: msnb is checked here against
-finite differences and against PyTorch's forward values instead."""
+positions, zero elsewhere) and fails its own ``gradcheck`` on these inputs (its OpInfo marks
+``test_fn_grad`` an expected failure, so the OpInfo replay takes the numerical gradient as the
+oracle there): msnb is checked here against finite differences and against PyTorch's forward
+values instead.""" 
 
 from __future__ import annotations
 

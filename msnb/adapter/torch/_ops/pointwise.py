@@ -674,6 +674,8 @@ def _select_grad(name, kname, pick_a):
         a, b, rt = binary_operands(input, other)
         if rt is D.bool:  # MindSpore's CPU Maximum/Minimum have no bool kernel: max is or, min is and
             return write_out(out, (logical_or if kname == "maximum" else logical_and)(a, b))
+        if _empty_result(a, b):  # MindSpore's CPU kernels refuse an empty output (and may crash on one)
+            return write_out(out, _empty_binary(name, a, b, rt))
         res = _call2(kernel, a, b, rt)
         if rt.is_floating_point:
             # MindSpore's kernels return the number where PyTorch propagates NaN
@@ -698,6 +700,24 @@ def _select_grad(name, kname, pick_a):
             record(name, res, (a, b), bw, saved=tuple(t for t in (a, b) if isinstance(t, TensorPy)))
         return write_out(out, res)
     return op
+
+
+def _empty_result(a, b) -> bool:
+    """Does the broadcast of ``a`` and ``b`` (tensors or one Python number) have no elements?"""
+    sa = shape_of(a) if isinstance(a, TensorPy) else ()
+    sb = shape_of(b) if isinstance(b, TensorPy) else ()
+    return 0 in (broadcast_shape(sa, sb) if sa != sb else sa)
+
+
+def _empty_binary(name, a, b, dtype):
+    """The empty result of a broadcasting binary op on ``a`` and ``b``, with zero gradients."""
+    from .creation import zeros
+    sa = shape_of(a) if isinstance(a, TensorPy) else ()
+    sb = shape_of(b) if isinstance(b, TensorPy) else ()
+    res = zeros(broadcast_shape(sa, sb) if sa != sb else sa, dtype=dtype)
+    if needs_grad(a, b):
+        record(name, res, (a, b), lambda g: (zeros(sa, dtype=g.dtype), zeros(sb, dtype=g.dtype)))
+    return res
 
 
 maximum = _select_grad("MaximumBackward0", "maximum", lambda a, b: gt(a, b))

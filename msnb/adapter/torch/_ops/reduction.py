@@ -239,7 +239,7 @@ def _max_min(kname, result_cls, name, input, dim, keepdim, other):
         idx = cast(idx, D.int64)
     if x.ndim and x.dtype.is_floating_point:
         idx = _nan_wins(x, d, keepdim, idx)
-    vals = gather(x, d, idx if keepdim else idx.unsqueeze(d))
+    vals = gather(x, d, idx if keepdim or not x.ndim else idx.unsqueeze(d))  # a 0-d input: 0-d values
     if not keepdim and x.ndim:
         vals = vals.squeeze(d)
     return result_cls(name_node(vals, name[:-1] + "0", x), idx)

@@ -265,7 +265,9 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     n = a.shape[-1]
     nan = np.isnan(a)
     cnt = (n - nan.sum(-1, keepdims=True)) if ignore_nan else np.full(a.shape[:-1] + (1,), n)
-    rank = qs * (cnt - 1).astype(np.float64)  # (..., Q)
+    # (..., Q), in the input's precision as PyTorch (a float32 rank of exactly 2.0 has no upper
+    # neighbour: its float64 value 2.0000000298 would interpolate towards the next element)
+    rank = qs.astype(a.dtype) * (cnt - 1).astype(a.dtype)
     rank = np.maximum(rank, 0.0)
     lo = np.floor(rank).astype(np.int64)
     hi = np.minimum(np.ceil(rank).astype(np.int64), n - 1)
@@ -276,9 +278,13 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     elif interpolation == "nearest":
         lo = hi = np.round(rank).astype(np.int64)
     w = rank - lo if interpolation == "linear" else np.full(rank.shape, 0.5 if interpolation == "midpoint" else 0.0)
+    wt = tensor(w.astype(a.dtype))
+    if interpolation == "linear" and not scalar_q and needs_grad(q):
+        # the weight is q * (count - 1) - floor(...): differentiable in q, as PyTorch's
+        wt = P.sub(P.mul(S.reshape(q, (-1,)), tensor((cnt - 1).astype(a.dtype))), tensor(lo.astype(a.dtype)))
     last = srt.ndim - 1
     vlo, vhi = gather(srt, last, _long(lo)), gather(srt, last, _long(hi))
-    res = P.add(vlo, P.mul(P.sub(vhi, vlo), tensor(w.astype(a.dtype))))
+    res = P.add(vlo, P.mul(P.sub(vhi, vlo), wt))
     bad = nan.any(-1, keepdims=True) if not ignore_nan else (cnt == 0)
     if bad.any():
         res = P.where(tensor(np.broadcast_to(bad, res.shape).copy()), float("nan"), res)

@@ -17,6 +17,9 @@ class _State:
     def __init__(self):
         self.enabled = True
         self.inference = False
+        #: an inference_mode block has run: from then on autograd checks that it saves no
+        #: inference tensor (code that never uses inference_mode pays nothing for the check)
+        self.inference_seen = False
 
 
 STATE = _State()
@@ -110,10 +113,11 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
 
 
 class inference_mode(_GradModeContext):  # noqa: N801
-    """msnb implementation of ``torch.inference_mode``: no graph is recorded.
-
-    Partial: tensors made inside are ordinary tensors afterwards (PyTorch marks
-    them as inference tensors and refuses some later uses)."""
+    """msnb implementation of ``torch.inference_mode``: no graph is recorded, and tensors made
+    inside are inference tensors (``is_inference()``), as in PyTorch: outside the block they
+    cannot be saved for backward, written in place or made to require grad.  A view of a
+    normal tensor taken inside stays normal; in-place writes into normal tensors inside keep
+    them normal."""
 
     def __init__(self, mode: bool = True):
         self._mode = bool(mode)
@@ -125,6 +129,10 @@ class inference_mode(_GradModeContext):  # noqa: N801
             _grad_off()
             STATE.enabled = False
             STATE.inference = True
+            STATE.inference_seen = True
+        else:  # PyTorch's InferenceMode(false) turns grad mode on
+            STATE.enabled = True
+            STATE.inference = False
         return self
 
     def __exit__(self, *exc):

@@ -204,6 +204,8 @@ def record(name, outputs, inputs, backward, saved=()):
     """
     from .._tensor import Tensor
 
+    if STATE.inference_seen:
+        _refuse_saved_inference(backward, saved)
     edges = tuple(edge_of(t) if isinstance(t, Tensor) else None for t in inputs)
     multi = isinstance(outputs, (tuple, list))
     node = Node(name, edges, backward, saved, len(outputs) if multi else 1)
@@ -218,6 +220,18 @@ def record(name, outputs, inputs, backward, saved=()):
     if _SAVED_HOOKS:
         _pack(node, backward, saved)
     return node
+
+
+def _refuse_saved_inference(backward, saved):
+    """PyTorch's refusal to save an inference tensor for backward: the tensors an op saves are
+    those it declares (``saved``), else those its backward closure holds."""
+    from .._tensor import Tensor
+    held = saved or [c.cell_contents for c in (getattr(backward, "__closure__", None) or ())
+                     if isinstance(getattr(c, "cell_contents", None), Tensor)]
+    if any(t._inf for t in held if isinstance(t, Tensor)):
+        raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+                           "inference mode in computation tracked by autograd. To work around you can make a "
+                           "clone to get a normal tensor and use it in autograd.")
 
 
 # --- saved-tensor hooks ----------------------------------------------------------------------

@@ -24,6 +24,8 @@ class Parameter(Tensor, ms.Parameter):
         from .._ops.creation import zeros
         if data is None:
             data = zeros(0)
+        if requires_grad and getattr(data, "_inf", False) and not _core.STATE.inference:
+            raise RuntimeError(_core.INFERENCE_REQUIRES_GRAD)
         src = _core.K.identity(data.detach() if isinstance(data, Tensor) else data)
         obj = ms.Tensor.__new__(cls)
         ms.Tensor.__init__(obj, src)
