@@ -254,7 +254,7 @@ def _aliases(si):
         root = to_msnb_input(flat.clone(), [])
         for t in group:
             off = t.storage_offset()
-            pairs.append((t, root[off:off + t.numel()].view(*t.shape)))
+            pairs.append((t, root[off:off + t.numel()].view(tuple(t.shape))))
     return pairs
 
 

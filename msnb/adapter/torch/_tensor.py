@@ -341,7 +341,7 @@ class Tensor(ms.Tensor):
 
     @property
     def T(self):  # noqa: N802
-        return self.permute(*reversed(range(self.ndim)))
+        return self.permute(tuple(reversed(range(self.ndim))))
 
     @property
     def mT(self):  # noqa: N802

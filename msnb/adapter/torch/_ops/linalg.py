@@ -195,7 +195,7 @@ def einsum(equation, *operands):
         cur = cur.sum(dim=drop)
         cur_sub = "".join(c for c in cur_sub if c in out)
     if cur_sub != out:
-        cur = cur.permute(*[cur_sub.index(c) for c in out])
+        cur = cur.permute(tuple([cur_sub.index(c) for c in out]))
     return cur
 
 
@@ -218,14 +218,14 @@ def _pair(a, sa, b, sb, keep_hint):
     batch = [c for c in batch if c in keep_hint]
     size = {c: a.shape[sa.index(c)] for c in sa}
     size.update({c: b.shape[sb.index(c)] for c in sb})
-    pa = a.permute(*[sa.index(c) for c in batch + a_only + contract])
-    pb = b.permute(*[sb.index(c) for c in batch + contract + b_only])
+    pa = a.permute(tuple([sa.index(c) for c in batch + a_only + contract]))
+    pb = b.permute(tuple([sb.index(c) for c in batch + contract + b_only]))
     nb = int(np.prod([size[c] for c in batch])) if batch else 1
     na = int(np.prod([size[c] for c in a_only])) if a_only else 1
     nc = int(np.prod([size[c] for c in contract])) if contract else 1
     nbo = int(np.prod([size[c] for c in b_only])) if b_only else 1
     r = matmul(pa.reshape(nb, na, nc), pb.reshape(nb, nc, nbo))
-    r = r.reshape(*([size[c] for c in batch + a_only + b_only] or []))
+    r = r.reshape(tuple(size[c] for c in batch + a_only + b_only))
     return r, "".join(batch + a_only + b_only)
 
 
@@ -241,9 +241,9 @@ def _tensordot(a, b, dims):
         da, db = list(dims[0]), list(dims[1])
     fa = [i for i in range(a.ndim) if i not in da]
     fb = [i for i in range(b.ndim) if i not in db]
-    pa = a.permute(*(fa + da)).reshape(int(np.prod([a.shape[i] for i in fa])) if fa else 1, -1)
-    pb = b.permute(*(db + fb)).reshape(-1, int(np.prod([b.shape[i] for i in fb])) if fb else 1)
-    return matmul(pa, pb).reshape(*([a.shape[i] for i in fa] + [b.shape[i] for i in fb]))
+    pa = a.permute(tuple(fa + da)).reshape(int(np.prod([a.shape[i] for i in fa])) if fa else 1, -1)
+    pb = b.permute(tuple(db + fb)).reshape(-1, int(np.prod([b.shape[i] for i in fb])) if fb else 1)
+    return matmul(pa, pb).reshape(tuple([a.shape[i] for i in fa] + [b.shape[i] for i in fb]))
 
 
 def cross(input, other, dim=None, *, out=None):

@@ -669,7 +669,7 @@ def tensorinv(A, ind=2, *, out=None):
     if rows != cols:
         raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
                            "prod(self.shape[:ind]), but got " f"{cols} != {rows}")
-    return inv(A.reshape(rows, cols)).reshape(*out_shape)
+    return inv(A.reshape(rows, cols)).reshape(tuple(out_shape))
 
 
 def tensorsolve(A, B, dims=None, *, out=None):
@@ -677,14 +677,14 @@ def tensorsolve(A, B, dims=None, *, out=None):
     if dims is not None:
         dims = [d % A.ndim for d in dims]
         keep = [d for d in range(A.ndim) if d not in dims]
-        A = A.permute(*keep, *dims)
+        A = A.permute((*keep, *dims))
     rest = tuple(A.shape[B.ndim:])
     rows = int(np.prod(B.shape)) if B.ndim else 1
     cols = int(np.prod(rest)) if rest else 1
     if rows != cols:
         raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
                            f"prod(self.shape[:other.ndim]), but got {cols} != {rows}")
-    return solve(A.reshape(rows, cols), B.reshape(rows)).reshape(*rest)
+    return solve(A.reshape(rows, cols), B.reshape(rows)).reshape(tuple(rest))
 
 
 def vander(x, N=None):

@@ -541,8 +541,9 @@ atan = _unary("AtanBackward0", "atan", lambda g, x, y: div(g, add(mul(x, x), 1))
 sinh = _unary("SinhBackward0", "sinh", lambda g, x, y: mul(g, cosh(x)))
 cosh = _unary("CoshBackward0", "cosh", lambda g, x, y: mul(g, sinh(x)))
 reciprocal = _unary("ReciprocalBackward0", "reciprocal", lambda g, x, y: neg(mul(g, mul(y, y))))
-# the gradient passes where the result is not 0 (PyTorch's threshold_backward): a NaN passes it
-relu = _unary("ReluBackward0", "relu", lambda g, x, y: mul(g, cast(ne(y, 0), g.dtype)), float_only=False,
+# PyTorch's threshold_backward: the gradient passes where the result is not 0 (a NaN result passes
+# it) and is 0 elsewhere whatever it holds (a NaN or infinite gradient too: a select, not a product)
+relu = _unary("ReluBackward0", "relu", lambda g, x, y: where(ne(y, 0), g, 0.0), float_only=False,
               keeps=_FIB, float_kname="relu_float")
 _abs = _unary("AbsBackward0", "abs", lambda g, x, y: mul(g, sign(x)), float_only=False, keeps=_FIB)
 

@@ -158,14 +158,14 @@ def _prod_of_others(x, dims):
         return ones_like(x)
     rest = [i for i in range(x.ndim) if i not in dims]
     perm = rest + list(dims)
-    xp = x.permute(*perm)
+    xp = x.permute(tuple(perm))
     lead = tuple(xp.shape[:len(rest)])
     flat = xp.reshape(lead + (-1,))
     d = len(rest)
     others = P.mul(_exclusive_cumprod(flat, d), _exclusive_cumprod(flat, d, reverse=True))
     import numpy as np
     inv = np.argsort(perm).tolist()
-    return others.reshape(tuple(xp.shape)).permute(*inv)
+    return others.reshape(tuple(xp.shape)).permute(tuple(inv))
 
 
 def _amaxmin(kname, name, input, dim, keepdim):

@@ -199,7 +199,7 @@ class NestedTensor:
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         if shape[0] not in (-1, len(self._components)):
             raise RuntimeError("reshape: For now nested reshape cannot change or infer the implicit batch dimension")
-        return self._map(lambda c: c.reshape(*shape[1:]))
+        return self._map(lambda c: c.reshape(tuple(shape[1:])))
 
     view = reshape
 

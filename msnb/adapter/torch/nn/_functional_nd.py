@@ -51,7 +51,7 @@ def _gather(x, tables):
     lead = list(x.shape[:2])
     outs = [x.shape[2 + 2 * i] for i in range(n)]
     perm = [0, 1] + [2 + 2 * i for i in range(n)] + [3 + 2 * i for i in range(n)]
-    return x.permute(*perm).reshape(*lead, *outs, int(np.prod([t.shape[1] for t in tables])))
+    return x.permute(tuple(perm)).reshape(*lead, *outs, int(np.prod([t.shape[1] for t in tables])))
 
 
 def _flat_index(tables, sizes):

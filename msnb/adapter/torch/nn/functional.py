@@ -884,7 +884,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError(f"Expected target size {[input.shape[0], *input.shape[2:]]}, got {list(target.shape)}")
     if input.ndim > 2:  # (N, C, d1, ...) -> (N*d, C)
         perm = [0] + list(range(2, input.ndim)) + [1]
-        input = input.permute(*perm).reshape(-1, C)
+        input = input.permute(tuple(perm)).reshape(-1, C)
         target = target.reshape(-1)
     tgt = cast(target, D.int64)
     valid = P.ne(tgt, ignore_index)
