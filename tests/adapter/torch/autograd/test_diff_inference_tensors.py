@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..harness import mt, real
+from ..harness import case, mt, real, run_case
 
 
 def _made_inside(t):
@@ -71,3 +71,18 @@ def test_outside_uses_raise_as_pytorch(use):
         w = t.full((3,), 2.0, requires_grad=True)
         outcomes.append(_outcome(lambda: USES[use](t, a, w)))
     assert outcomes[1] == outcomes[0]
+
+
+def _flags(t):
+    normal, a, b, req, v_normal = _made_inside(t)
+    return [x.is_inference() for x in (normal, a, b, req, v_normal, a[1:], a + 1)]
+
+
+#: the differential case table test_diff_coverage reads
+CASES = [case("is_inference of tensors made inside and outside the block", "torch.Tensor.is_inference", _flags,
+              kind="behaviour")]
+
+
+@pytest.mark.parametrize("c", CASES, ids=repr)
+def test_case_table(c):
+    run_case(c)
