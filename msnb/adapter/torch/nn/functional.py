@@ -1082,7 +1082,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     if C % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
                            f"of shape {list(input.shape)} and num_groups={num_groups}")
-    x = input.reshape(N, num_groups, -1)
+    x = input.reshape(N, num_groups, input.numel() // N // num_groups if N else 0)  # (-1 is ambiguous when N is 0)
     mean = x.mean(dim=2, keepdim=True)
     var = Rd.var(x, 2, keepdim=True, correction=0)
     x = P.mul(P.sub(x, mean), P.rsqrt(P.add(var, eps))).reshape(tuple(input.shape))

@@ -1,0 +1,37 @@
+"""Samples of PyTorch's OpInfo database beyond the suite's first two that msnb got wrong
+(found by the full replay, ``tools/opinfo_report.py``): ``diff`` with ``n=0`` returns the
+input unchanged, leaving ``prepend`` / ``append`` out (msnb concatenated them), and
+``group_norm`` / ``native_group_norm`` of a batch of 0 (msnb's ``reshape(0, G, -1)`` was
+ambiguous and raised)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from .harness import compare
+
+RNG = np.random.default_rng(7)
+X = RNG.standard_normal((5, 5)).astype(np.float32)
+
+
+@pytest.mark.parametrize("prepend,append", [((1, 5), (2, 5)), (None, (2, 5)), ((3, 5), None)])
+def test_diff_of_order_zero_ignores_prepend_and_append(prepend, append):
+    arrays = [X] + [RNG.standard_normal(s).astype(np.float32) for s in (prepend, append) if s is not None]
+
+    def fn(t, x, *rest):
+        it = iter(rest)
+        kw = {k: next(it) for k, s in (("prepend", prepend), ("append", append)) if s is not None}
+        return t.diff(x, n=0, dim=0, **kw), t.diff(x, n=1, dim=0, **kw)
+    compare(fn, *arrays)
+
+
+@pytest.mark.parametrize("shape", [(0, 6, 3), (0, 6), (0, 6, 2, 2)])
+def test_group_norm_of_an_empty_batch(shape):
+    compare(lambda t, x, w, b: t.nn.functional.group_norm(x, 3, w, b), np.zeros(shape, np.float32),
+            np.ones(6, np.float32), np.zeros(6, np.float32))
+
+
+def test_native_group_norm_of_an_empty_batch():
+    compare(lambda t, x, w, b: t.native_group_norm(x, w, b, 0, 6, 4, 2, 1e-5), np.zeros((0, 6, 4), np.float32),
+            np.ones(6, np.float32), np.zeros(6, np.float32))
