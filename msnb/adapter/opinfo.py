@@ -311,6 +311,10 @@ class Mismatch(AssertionError):
     """msnb's result differs from PyTorch's."""
 
 
+class TorchRefused(Exception):
+    """Real torch raised on a sample msnb was to be compared on (an extremal value it rejects)."""
+
+
 def _np(t):
     t = t.detach()
     if getattr(t, "_is_zerotensor", lambda: False)():  # PyTorch's lazily-zero gradients
@@ -322,7 +326,9 @@ def _np(t):
     return np.asarray(t.numpy())
 
 
-def _compare(r, m, where, values=True, rtol=RTOL, atol=ATOL):
+def _compare(r, m, where, values=True, rtol=RTOL, atol=ATOL, finite_only=False):
+    """Compare torch's ``r`` with msnb's ``m`` (NaN equals NaN).  ``finite_only``: only the
+    elements where torch's value is finite are compared (gradients of extremal samples)."""
     import torch
     mt = _mt()
     if isinstance(r, torch.Tensor) and r.layout != torch.strided:
@@ -341,6 +347,8 @@ def _compare(r, m, where, values=True, rtol=RTOL, atol=ATOL):
             big = np.complex128 if rv.dtype.kind == "c" else np.float64
             a, b = mv.astype(big), rv.astype(big)
             bad = ~np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+            if finite_only:
+                bad &= np.isfinite(b)
             if bad.any():
                 i = np.argwhere(bad)[0]
                 raise Mismatch(f"{where}: values differ at {tuple(int(k) for k in i)}: msnb {a[tuple(i)]!r} "
@@ -385,8 +393,9 @@ def _grad_pairs(routs, mouts):
             if isinstance(r, torch.Tensor) and r.requires_grad and r.dtype.is_floating_point]
 
 
-def _check_grads(routs, mouts, leaves, where, rtol=RTOL, atol=ATOL):
-    """Gradients of sum((out * G).sum()) over float outputs, w.r.t. every leaf."""
+def _check_grads(routs, mouts, leaves, where, rtol=RTOL, atol=ATOL, finite_only=False):
+    """Gradients of sum((out * G).sum()) over float outputs, w.r.t. every leaf (``finite_only``:
+    compared where torch's gradient is finite)."""
     import torch
     mt = _mt()
     pairs = _grad_pairs(routs, mouts)
@@ -411,7 +420,7 @@ def _check_grads(routs, mouts, leaves, where, rtol=RTOL, atol=ATOL):
             if np.any(_np(rg) != 0):
                 raise Mismatch(f"{where}: gradient of input {k}: msnb produced none")
             continue
-        _compare(rg, mg, f"{where}: gradient of input {k}", rtol=rtol, atol=atol)
+        _compare(rg, mg, f"{where}: gradient of input {k}", rtol=rtol, atol=atol, finite_only=finite_only)
 
 
 def reason_of(exc) -> str:
@@ -448,15 +457,22 @@ def _resolve_function(case):
     return obj
 
 
-def _replay_op_sample(case, sample, fn):
-    import torch
+def _replay_op_sample(case, sample, fn, extremal=False):
+    """Run one sample through torch and msnb and compare.  ``extremal`` (a sample holding NaN /
+    inf / signed zeros, see :mod:`msnb.adapter.opinfo_extremal`): gradients are compared where
+    torch's are finite, and torch refusing the sample raises :class:`TorchRefused`."""
     op = case.info
     leaves = []
     minput = to_msnb(sample.input, leaves)
     margs = to_msnb(list(sample.args), leaves)
     mkw = to_msnb(dict(sample.kwargs), leaves)
     real_fn = op.op if case.form == "function" else op.method_variant
-    rout = real_fn(sample.input, *sample.args, **sample.kwargs)
+    try:
+        rout = real_fn(sample.input, *sample.args, **sample.kwargs)
+    except Exception as e:
+        if extremal:
+            raise TorchRefused(reason_of(e)) from e
+        raise
     if case.form == "function":
         mout = fn(minput, *margs, **mkw)
     else:
@@ -492,7 +508,7 @@ def _replay_op_sample(case, sample, fn):
             raise
     if values:
         try:
-            _check_grads(routs, mouts, leaves, "grad", **tol)
+            _check_grads(routs, mouts, leaves, "grad", finite_only=extremal, **tol)
         except Mismatch:
             if not (_torch_grad_known_wrong(op, case.dtype) and _numeric_grads_agree(
                     real_fn, sample, process, routs, leaves, tol)):
@@ -595,10 +611,16 @@ def _closer_than_torch(real_fn, sample, routs, mouts, tol) -> bool:
                 and tuple(e.shape) == tuple(r.shape)):
             continue
         exact = _np(e).astype(np.float64)
-        err_torch = np.abs(_np(r).astype(np.float64) - exact)
-        err_msnb = np.abs(_np(m).astype(np.float64) - exact)
-        slack = tol["atol"] + tol["rtol"] * np.abs(exact)
-        if not np.all((err_msnb <= err_torch + slack) | (np.isnan(err_msnb) & np.isnan(err_torch))):
+        rv, mv = _np(r).astype(np.float64), _np(m).astype(np.float64)
+        # where torch's float32 or float64 answer is NaN or infinite, msnb's must be torch's float32
+        # one (a distance to NaN is NaN for any answer, so it would excuse all)
+        extreme = ~(np.isfinite(exact) & np.isfinite(rv))
+        same = (mv == rv) | (np.isnan(mv) & np.isnan(rv))
+        with np.errstate(invalid="ignore"):
+            err_torch, err_msnb = np.abs(rv - exact), np.abs(mv - exact)
+            slack = tol["atol"] + tol["rtol"] * np.abs(exact)
+            close = err_msnb <= err_torch + slack
+        if not np.all(np.where(extreme, same, close)):
             return False
     return True
 

@@ -174,3 +174,20 @@ def test_a_checkpoint_fills_an_uninitialized_lazy_model(tmp_path, make, shape):
         results.append(([type(m).__name__ for m in clone], list(clone.state_dict()),
                         [tuple(v.shape) for v in clone.state_dict().values()], repr(clone)))
     assert results[0] == results[1]
+
+
+def test_lazy_batchnorm_statistics_are_uninitialized_buffers():
+    """Before its first call a LazyBatchNorm's running statistics are ``UninitializedBuffer``s
+    (buffers, not parameters: an optimizer built then must not see them), and the call turns the
+    same objects into buffers of the feature size, as PyTorch's do."""
+    seen = []
+    for lib in (real, mt):
+        bn = lib.nn.LazyBatchNorm1d()
+        before = {n: type(b).__name__ for n, b in bn.named_buffers()}
+        params = sorted(n for n, _ in bn.named_parameters())
+        mean = bn.running_mean
+        assert isinstance(mean, lib.nn.UninitializedBuffer)
+        bn(lib.tensor(X))
+        seen.append((before, params, bn.running_mean is mean, tuple(bn.running_var.shape),
+                     isinstance(bn.running_mean, lib.nn.UninitializedBuffer)))
+    assert seen[0] == seen[1]

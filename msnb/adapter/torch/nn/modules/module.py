@@ -83,11 +83,36 @@ def _adapt_inputs(args):
     return tuple(cast_to_adapter_tensor(a) if type(a) is ms.Tensor else a for a in args)
 
 
+def _refusing_meta(cls, init):
+    """``init`` of one of msnb's layers, refusing ``device="meta"`` (see ``_device.refuse_meta``)."""
+    import functools
+    import inspect
+    names = list(inspect.signature(init).parameters)
+    if "device" not in names:
+        return init
+    pos = names.index("device") - 1  # among the arguments after self
+
+    @functools.wraps(init)
+    def wrapper(self, *args, **kwargs):
+        d = kwargs.get("device", args[pos] if len(args) > pos else None)
+        if d is not None:
+            from ..._device import refuse_meta
+            refuse_meta(d, f"torch.nn.{type(self).__name__}(device='meta')")
+        init(self, *args, **kwargs)
+
+    return wrapper
+
+
 class Module(ms.nn.Cell):
     """msnb implementation of ``torch.nn.Module`` (also a ``mindspore.nn.Cell``)."""
 
     training: bool
     _version = 1
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("msnb.adapter.") and "__init__" in vars(cls):
+            cls.__init__ = _refusing_meta(cls, cls.__init__)
 
     def __init__(self, *args, **kwargs):
         """Initialize the module's state: parameters, buffers and submodules (as
