@@ -35,3 +35,28 @@ def test_group_norm_of_an_empty_batch(shape):
 def test_native_group_norm_of_an_empty_batch():
     compare(lambda t, x, w, b: t.native_group_norm(x, w, b, 0, 6, 4, 2, 1e-5), np.zeros((0, 6, 4), np.float32),
             np.ones(6, np.float32), np.zeros(6, np.float32))
+
+
+ADD_PRODUCTS = {
+    "addmm": lambda t, a, b, beta, alpha: t.addmm(a[0], b[0], b[0], beta=beta, alpha=alpha),
+    "addmv": lambda t, a, b, beta, alpha: t.addmv(a[0, 0], b[0], b[0, 0], beta=beta, alpha=alpha),
+    "addbmm": lambda t, a, b, beta, alpha: t.addbmm(a[0], b, b, beta=beta, alpha=alpha),
+    "baddbmm": lambda t, a, b, beta, alpha: t.baddbmm(a, b, b, beta=beta, alpha=alpha),
+    "addr": lambda t, a, b, beta, alpha: t.addr(a[0], b[0, 0], b[0, 0], beta=beta, alpha=alpha),
+}
+
+
+@pytest.mark.parametrize("op", list(ADD_PRODUCTS))
+@pytest.mark.parametrize("beta,alpha", [(0.2, 0.6), (1, 2.9), (-1.7, 2.9)])
+def test_integer_add_products_with_float_scalars(op, beta, alpha):
+    """On int64 tensors PyTorch truncates float ``beta`` / ``alpha`` and keeps int64 (addr refuses
+    them); msnb computed in float32."""
+    from .harness import compare_raises, mt, real
+    a = np.arange(2 * 2 * 2).reshape(2, 2, 2) + 10
+    b = np.arange(8).reshape(2, 2, 2) - 3
+    if op == "addr":
+        compare_raises(lambda t: ADD_PRODUCTS[op](t, t.tensor(a), t.tensor(b), beta, alpha))
+        return
+    r = ADD_PRODUCTS[op](real, real.tensor(a), real.tensor(b), beta, alpha)
+    m = ADD_PRODUCTS[op](mt, mt.tensor(a), mt.tensor(b), beta, alpha)
+    assert str(m.dtype) == str(r.dtype) == "torch.int64" and m.tolist() == r.tolist()
