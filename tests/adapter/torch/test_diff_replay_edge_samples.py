@@ -60,3 +60,11 @@ def test_integer_add_products_with_float_scalars(op, beta, alpha):
     r = ADD_PRODUCTS[op](real, real.tensor(a), real.tensor(b), beta, alpha)
     m = ADD_PRODUCTS[op](mt, mt.tensor(a), mt.tensor(b), beta, alpha)
     assert str(m.dtype) == str(r.dtype) == "torch.int64" and m.tolist() == r.tolist()
+
+
+@pytest.mark.parametrize("kw", [{"size": (2, 3, 1)}, {"scale_factor": 0.5}, {"size": 3}])
+def test_interpolate_area_on_5d_input(kw):
+    """``interpolate(mode='area')`` of a 5-D input is adaptive average pooling in 3-D, as in
+    PyTorch (msnb raised NotImplementedError: 8 of 22 OpInfo samples)."""
+    compare(lambda t, x: t.nn.functional.interpolate(x, mode="area", **kw),
+            RNG.standard_normal((1, 2, 4, 6, 3)).astype(np.float32))

@@ -1370,8 +1370,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             return adaptive_avg_pool1d(input, out_sizes[0])
         if n == 2:
             return adaptive_avg_pool2d(input, out_sizes)
-        raise NotImplementedError("torch.nn.functional.interpolate(mode='area') on 5D input is not supported by "
-                                  "msnb yet")
+        from ._functional_nd import adaptive_avg_pool3d
+        return adaptive_avg_pool3d(input, out_sizes)
     if mode not in ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear"):
         raise NotImplementedError(f"torch.nn.functional.interpolate(mode='{mode}') is not supported by msnb yet")
     x = input
