@@ -322,7 +322,7 @@ PARTIAL = {
     "torch.nn.utils.parametrize.register_parametrization": "a right_inverse returning several tensors is not "
                                                            "supported",
     "torch.nn.EmbeddingBag": "max_norm is not supported",
-    "torch.nn.functional.interpolate": "antialias=True and mode='area' on 5-D input are not supported",
+    "torch.nn.functional.interpolate": "antialias=True is not supported",
     "torch.nn.functional.multi_head_attention_forward": "static_k / static_v are not supported",
     "torch.nn.TransformerEncoder": "PyTorch's nested-tensor fast path is not emulated: in eval mode without grad, "
                                    "PyTorch returns 0 at src_key_padding_mask positions, msnb the computed values",

@@ -113,8 +113,16 @@ def outer(input, vec2):
 ger = outer
 
 
-def _scaled_sum(input, prod, beta, alpha):
-    """``beta * input + alpha * prod``; with ``beta == 0`` ``input`` is ignored (NaN included), as in PyTorch."""
+def _scaled_sum(input, prod, beta, alpha, floats_ok=True):
+    """``beta * input + alpha * prod``; with ``beta == 0`` ``input`` is ignored (NaN included), as in PyTorch.
+    On integer tensors PyTorch truncates a float ``alpha`` / ``beta`` to an integer (the result keeps
+    the integer dtype), or refuses them (``floats_ok=False``: addr)."""
+    if prod.dtype._kind in "iu":
+        for name, v in (("beta", beta), ("alpha", alpha)):
+            if isinstance(v, float) and not floats_ok:
+                raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point "
+                                   "number.")
+        beta, alpha = int(beta), int(alpha)
     prod = P.mul(prod, alpha) if alpha != 1 else prod
     if beta == 0:
         from .shape import expand
@@ -147,11 +155,12 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if input.dtype is D.bool:
         return P.logical_or(P.logical_and(input, bool(beta)) if beta != 1 else input,
                             P.logical_and(outer(vec1, vec2), bool(alpha)))
-    return name_node(_scaled_sum(input, outer(vec1, vec2), beta, alpha), "AddrBackward0", input, vec1, vec2)
+    return name_node(_scaled_sum(input, outer(vec1, vec2), beta, alpha, False), "AddrBackward0", input, vec1, vec2)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    return name_node(addmm(input, batch1, batch2, beta=beta, alpha=alpha), "BaddbmmBackward0", input, batch1, batch2)
+    return name_node(_scaled_sum(input, matmul(batch1, batch2), beta, alpha), "BaddbmmBackward0", input, batch1,
+                     batch2)
 
 
 def trace(input):

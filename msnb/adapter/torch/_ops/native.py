@@ -81,7 +81,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if C % group:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={group}")
-    x = S.reshape(input, (N, group, -1))
+    x = S.reshape(input, (N, group, C // group * HxW))  # (-1 is ambiguous when N is 0)
     mean, xc, rstd = _stats(x, (2,), eps)
     y = S.reshape(P.mul(xc, rstd), tuple(input.shape))
     shape = (1, C) + (1,) * (input.ndim - 2)

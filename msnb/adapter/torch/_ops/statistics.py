@@ -137,6 +137,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = R.dims_of(input, dim)[0]
+    if n == 0:  # PyTorch returns the input unchanged: prepend / append are not added
+        return S.clone(input)
     parts = [t for t in (prepend, input, append) if t is not None]
     x = S.cat([t if isinstance(t, TensorPy) else _full_like_slice(input, d, t) for t in parts], d) \
         if len(parts) > 1 else input

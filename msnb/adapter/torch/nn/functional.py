@@ -1149,7 +1149,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     if C % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
                            f"of shape {list(input.shape)} and num_groups={num_groups}")
-    x = input.reshape(N, num_groups, -1)
+    x = input.reshape(N, num_groups, input.numel() // N // num_groups if N else 0)  # (-1 is ambiguous when N is 0)
     mean = x.mean(dim=2, keepdim=True)
     var = Rd.var(x, 2, keepdim=True, correction=0)
     x = P.mul(P.sub(x, mean), P.rsqrt(P.add(var, eps))).reshape(tuple(input.shape))
@@ -1408,8 +1408,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             return adaptive_avg_pool1d(input, out_sizes[0])
         if n == 2:
             return adaptive_avg_pool2d(input, out_sizes)
-        raise NotImplementedError("torch.nn.functional.interpolate(mode='area') on 5D input is not supported by "
-                                  "msnb yet")
+        from ._functional_nd import adaptive_avg_pool3d
+        return adaptive_avg_pool3d(input, out_sizes)
     if mode not in ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear"):
         raise NotImplementedError(f"torch.nn.functional.interpolate(mode='{mode}') is not supported by msnb yet")
     x = input
