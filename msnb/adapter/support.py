@@ -365,14 +365,6 @@ PARTIAL = {
     "torch.distributed.gather": "every rank gathers (MindSpore's AllGather); dst keeps the result",
     "torch.distributed.scatter": "a Broadcast of the stacked list from src",
     "torch.distributed.Work": "already completed when returned",
-    "torch.nn.UninitializedParameter": "lazy modules replace it with a new Parameter at their first call "
-                                       "(MindSpore cannot reshape a Parameter in place; an optimizer holding "
-                                       "the placeholder swaps the new one in at its next step); "
-                                       "materialize() raises",
-    **{f"torch.nn.Lazy{n}": "parameters are new objects after the first call (an optimizer built before it "
-                            "swaps them in at its next step; other references keep the placeholder)"
-       for n in ("Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "BatchNorm1d",
-                 "BatchNorm2d", "BatchNorm3d")},
     **{n: "torch functions see a Proxy while one is alive or a trace runs (msnb wraps its functions then, "
           "docs/fx.md); a function bound under two names (torch.arctan / torch.atan) prints under the first; "
           "torch.nn.functional C functions print as torch.nn.functional.<name> (PyTorch: torch._C._nn.<name>)"

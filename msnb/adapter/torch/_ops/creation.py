@@ -328,6 +328,10 @@ def _steps_check(name, start, end, steps):
                         f"(Number start, Number end, int steps, ...)")
     if int(steps) < 0:
         raise RuntimeError("number of steps must be non-negative")
+    bad = [f"{what} with {v.ndim} dimension(s)" for what, v in (("start", start), ("end", end))
+           if isinstance(v, TensorPy) and v.ndim != 0]
+    if bad:
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {' and '.join(bad)}.")
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):

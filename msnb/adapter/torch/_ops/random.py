@@ -205,6 +205,14 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     if not replacement and num_samples > probs.shape[-1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if probs.shape[-1] > 2 ** 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    if replacement and num_samples > 1:  # PyTorch's sampler by cumulative sums checks entry by entry
+        bad = ~(probs >= 0) | ~np.isfinite(probs)
+        if bad.any():
+            first = probs.reshape(-1)[np.argmax(bad.reshape(-1))]
+            what = "< 0" if not first >= 0 else "= infinity or NaN"
+            raise RuntimeError(f"invalid multinomial distribution (encountering probability entry {what})")
     if not np.isfinite(probs).all() or (probs < 0).any():
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if (probs.reshape(-1, probs.shape[-1]).sum(-1) == 0).any():

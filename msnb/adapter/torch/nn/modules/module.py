@@ -512,11 +512,9 @@ class Module(ms.nn.Cell):
                 from ..._ops.creation import tensor
                 src = tensor(src)
             dst = getattr(m, store)[k]
-            if type(dst).__name__ == "UninitializedParameter" and hasattr(m, "_lazy_materialize"):
+            if type(dst).__name__ in ("UninitializedParameter", "UninitializedBuffer") and \
+                    hasattr(m, "_lazy_materialize"):
                 m._lazy_materialize(k, tuple(src.shape))  # a lazy module takes the checkpoint's shape
-                dst = getattr(m, store, {}).get(k)
-                if dst is None:  # it became a buffer (LazyBatchNorm's running statistics)
-                    dst = m._buffers[k]
             if tuple(src.shape) != tuple(dst.shape):
                 errors.append(f"size mismatch for {key}: copying a param with shape {src.shape} from "
                               f"checkpoint, the shape in current model is {dst.shape}.")
