@@ -500,11 +500,21 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         raise ValueError("min_val cannot be greater than max_val")
     if not input.dtype.is_floating_point and not input.dtype.is_complex:  # bounds cast to the integer dtype
         min_val, max_val = int(min_val), int(max_val)
-    return input.clamp_(min_val, max_val) if inplace else P.clamp(input, min_val, max_val)
+    with no_grad():
+        out = P.clamp(input, min_val, max_val)
+    if needs_grad(input):
+        # PyTorch's mask leaves the bounds out, and a NaN in: the gradient of relu6 at 0 is 0 (the
+        # mask is taken now, before an in-place update overwrites the input)
+        with no_grad():
+            stop = P.logical_or(P.le(input, min_val), P.ge(input, max_val))
+        record("HardtanhBackward0", out, (input,), lambda g: (P.where(stop, 0.0, g),))
+    return _maybe_inplace(input, out, inplace)
 
 
+@_grad_fn_name("ThresholdBackward0")
 def threshold(input, threshold, value, inplace=False):
-    return _maybe_inplace(input, P.where(P.gt(input, threshold), input, value), inplace)
+    """``value`` where ``input <= threshold``, else ``input`` (a NaN stays, as in PyTorch)."""
+    return _maybe_inplace(input, P.where(P.le(input, threshold), value, input), inplace)
 
 
 @_grad_fn_name(_inplace_suffix("LeakyReluBackward", 2))
@@ -604,15 +614,21 @@ def tanhshrink(input):
     return P.sub(input, P.tanh(input))
 
 
+@_grad_fn_name("HardshrinkBackward0")
 def hardshrink(input, lambd=0.5):
-    return P.where(P.gt(P.abs(input), lambd), input, 0.0)
+    """0 inside ``[-lambd, lambd]``, else ``input`` (a NaN stays, as in PyTorch)."""
+    return P.where(P.logical_and(P.ge(input, -lambd), P.le(input, lambd)), 0.0, input)
 
 
+@_grad_fn_name("SoftshrinkBackward0")
 def softshrink(input, lambd=0.5):
     """msnb implementation of ``torch.nn.functional.softshrink`` (a negative ``lambd`` is PyTorch's error)."""
     if lambd < 0:
         raise RuntimeError(f"lambda must be in range [0, inf) for input dtype {input.dtype}, but found {lambd}")
-    return P.where(P.gt(input, lambd), P.sub(input, lambd), P.where(P.lt(input, -lambd), P.add(input, lambd), 0.0))
+    # inside [-lambd, lambd] 0, else input moved lambd towards 0; a NaN stays NaN and, as in PyTorch,
+    # passes the gradient
+    inside = P.logical_and(P.ge(input, -lambd), P.le(input, lambd))
+    return P.where(inside, 0.0, P.sub(input, P.where(P.lt(input, 0), -lambd, lambd)))
 
 
 @_grad_fn_name("GluBackward0")
