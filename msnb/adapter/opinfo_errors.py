@@ -224,7 +224,6 @@ def _aliases(si):
     is an msnb ``expand``, which msnb marks so.  Raises ``TypeError`` for sharing msnb cannot pose
     (views of one storage in different dtypes, or not contiguous)."""
     import torch
-    mt = _O._mt()
     tensors, twice = [], []
     for v in _leaves_of([si.input, list(si.args), dict(si.kwargs)]):
         if isinstance(v, torch.Tensor) and v.layout == torch.strided and v.device.type != "meta":

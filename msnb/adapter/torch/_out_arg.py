@@ -96,6 +96,18 @@ def _wrap(fn, name, passes_out):
     return wrapper
 
 
+#: the wrapper made for each (implementation, name, kind): a namespace executed again (a reloaded
+#: ``msnb.adapter.torch``) binds the same objects, so aliases (``torch.functional.norm is torch.norm``) hold
+_MADE: dict = {}
+
+
+def _once(kind, fn, name, make):
+    key = (kind, fn, name)
+    if key not in _MADE:
+        _MADE[key] = make()
+    return _MADE[key]
+
+
 def _refuse_out(fn, name):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -116,7 +128,7 @@ def apply(namespace: dict, module: str) -> None:
         fn = namespace.get(name)
         if callable(fn) and not isinstance(fn, type) and _out_param(fn) == "out" and \
                 not getattr(fn, "_msnb_out_arg", False):
-            wrapped = _refuse_out(fn, name)
+            wrapped = _once("refuse", fn, name, lambda fn=fn, name=name: _refuse_out(fn, name))
             wrapped.__module__, wrapped.__qualname__ = namespace["__name__"], name
             namespace[name] = wrapped
     for name in sorted(takes):
@@ -126,6 +138,6 @@ def apply(namespace: dict, module: str) -> None:
         param = _out_param(fn)
         if param is None:
             continue
-        wrapped = _wrap(fn, name, param == "out")
+        wrapped = _once("out", fn, name, lambda fn=fn, name=name, p=param: _wrap(fn, name, p == "out"))
         wrapped.__module__, wrapped.__qualname__ = namespace["__name__"], name  # pickled by reference
         namespace[name] = wrapped
