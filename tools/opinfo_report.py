@@ -30,6 +30,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "msnb" / "adapter" / "opinfo_results.json"
 
+#: seconds a worker may spend on one sample (or one error input) before it is stopped and
+#: the sample recorded as a "timeout" failure; the worker's start (imports, building the
+#: case list) gets STARTUP_TIMEOUT
+SAMPLE_TIMEOUT = 60.0
+STARTUP_TIMEOUT = 600.0
+
 
 def _worker(limit, keys_file):
     """Child: read case keys from ``keys_file``, print one JSON line per case."""
@@ -43,7 +49,10 @@ def _worker(limit, keys_file):
             continue
         c = cases[key]
         print(json.dumps({"begin": key}), flush=True)
-        r = O.run_case(c, limit=O.suite_limit(c) if limit == "suite" else limit)
+
+        def progress(i, why):
+            print(json.dumps({"sample": i} if why is None else {"sample_done": i, "why": why}), flush=True)
+        r = O.run_case(c, limit=O.suite_limit(c) if limit == "suite" else limit, progress=progress)
         print(json.dumps({"key": key, "passed": r.passed, "failed": r.failed, "failures": r.failures}),
               flush=True)
     return 0
@@ -59,7 +68,7 @@ def _error_worker(keys_file):
         print(json.dumps({"begin": key}), flush=True)
         out = E.run_error_case(cases[key])
         row = out.as_dict()
-        row["expected"] = "" if out.ok else E.mismatch_reason(out)
+        row["expected"] = "" if out.matches else E.mismatch_reason(out)
         print(json.dumps(row), flush=True)
     return 0
 
@@ -212,7 +221,8 @@ def print_error_summary(s):
 
 
 EXPECTED_ERRORS = REPO / "tests" / "adapter" / "opinfo" / "expected_error_mismatches.py"
-_EXPECTED_ERRORS_HEAD = '''"""OpInfo error inputs on which msnb does not raise PyTorch's exception type, each with why.
+_EXPECTED_ERRORS_HEAD = '''"""OpInfo error inputs on which msnb does not raise PyTorch's exception type (with a
+message PyTorch's ``error_regex`` matches), each with why.
 
 Like PyTorch's ``xfail`` decorators, in one place: ``test_error_inputs``
 fails when a case listed here matches (remove the entry) or when a case not
@@ -229,7 +239,8 @@ EXPECTED_ERROR_MISMATCHES = {
 
 
 def write_expected_errors(results):
-    rows = [f"    {k!r}: {r['expected']!r}," for k, r in results.items() if r["status"] != "same"]
+    rows = [f"    {k!r}: {r['expected']!r}," for k, r in results.items()
+            if not (r["status"] == "same" and r["regex"])]
     EXPECTED_ERRORS.write_text(_EXPECTED_ERRORS_HEAD + "\n".join(rows) + ("\n" if rows else "") + "}\n",
                                encoding="utf-8")
 
@@ -247,20 +258,48 @@ def _list_cases(only, suite=False):
     return out
 
 
-def replay(limit=None, only=(), progress=True):
+def replay(limit=None, only=(), progress=True, timeout=SAMPLE_TIMEOUT):
     """Run every case in child processes; returns {key: result dict} in case order.
     ``limit="suite"``: the cases and sample counts ``tests/adapter/opinfo`` replays."""
     meta = _list_cases(only, suite=limit == "suite")
     extra = ["--limit", str(limit)] if limit else []
     results = _supervise([m["key"] for m in meta], "--worker", extra, "opinfo replay", progress,
-                         lambda key, why: {"key": key, "passed": 0, "failed": 1, "failures": [[0, why]]})
+                         lambda key, why: {"key": key, "passed": 0, "failed": 1, "failures": [[0, why]]},
+                         timeout=timeout)
     return meta, results
 
 
-def _supervise(todo, worker_flag, extra, desc, progress, crashed):
+def _lines(proc):
+    """A queue receiving the child's stdout lines (None at its end), read on a helper thread
+    so that the supervisor can wait on it with a timeout."""
+    import queue
+    import threading
+    q = queue.Queue()
+
+    def pump():
+        for line in proc.stdout:
+            q.put(line)
+        q.put(None)
+    threading.Thread(target=pump, daemon=True).start()
+    return q
+
+
+def _partial(key, samples, why):
+    """A case's result from the samples that finished before the child died or was stopped,
+    plus the failure ``why`` for the sample it was on."""
+    done = [(i, w) for i, w in samples if w is not None]
+    failures = [[i, w] for i, w in done if w] + [[samples[-1][0] if samples and samples[-1][1] is None
+                                                  else len(done), why]]
+    return {"key": key, "passed": sum(1 for _, w in done if not w), "failed": len(failures),
+            "failures": failures}
+
+
+def _supervise(todo, worker_flag, extra, desc, progress, crashed, timeout=SAMPLE_TIMEOUT):
     """Feed case keys to ``--worker``-style children, one JSON line back per case; a case
-    during which the child dies is recorded as ``crashed(key, reason)`` and a new child
-    goes on with the rest."""
+    during which the child dies, or which spends over ``timeout`` s on one sample, is recorded
+    as ``crashed(key, reason)`` (with the samples that finished, for an op case) and a new
+    child goes on with the rest."""
+    import queue
     from tqdm import tqdm
     todo = list(todo)
     results: dict[str, dict] = {}
@@ -273,16 +312,30 @@ def _supervise(todo, worker_flag, extra, desc, progress, crashed):
         Path(keys.name).write_text("\n".join(todo) + "\n")
         args = [sys.executable, __file__, worker_flag, keys.name] + extra
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, env=env, cwd=str(REPO))
-        current = None
-        for line in proc.stdout:
+        lines = _lines(proc)
+        current, samples, ready, why = None, [], False, None
+        while True:
+            try:
+                line = lines.get(timeout=timeout if ready else STARTUP_TIMEOUT)
+            except queue.Empty:
+                proc.kill()
+                why = f"timeout: no sample finished in {timeout:g} s (the replay stopped this case)"
+                break
+            if line is None:
+                break
             try:
                 msg = json.loads(line)
             except ValueError:
                 continue  # stray output of an op
             if not isinstance(msg, dict):
                 continue
+            ready = True
             if "begin" in msg:
-                current = msg["begin"]
+                current, samples = msg["begin"], []
+            elif "sample" in msg:
+                samples.append((msg["sample"], None))
+            elif "sample_done" in msg:
+                samples[-1:] = [(msg["sample_done"], msg["why"])]
             elif "key" in msg:
                 results[msg["key"]] = msg
                 todo.remove(msg["key"])
@@ -290,7 +343,8 @@ def _supervise(todo, worker_flag, extra, desc, progress, crashed):
                 bar.update(1)
         rc = proc.wait()
         if current is not None:
-            results[current] = crashed(current, f"crash: the interpreter died (exit code {rc})")
+            why = why or f"crash: the interpreter died (exit code {rc})"
+            results[current] = _partial(current, samples, why) if samples else crashed(current, why)
             todo.remove(current)
             bar.update(1)
         elif todo:
@@ -431,6 +485,9 @@ def main(argv=None):
     p.add_argument("--write-expected-extremal", action="store_true",
                    help="replay the extremal samples as the tests do and rewrite "
                         "tests/adapter/opinfo/expected_extremal_failures.py")
+    p.add_argument("--timeout", type=float, default=SAMPLE_TIMEOUT,
+                   help="seconds one sample may take before its case is stopped and the sample "
+                        f"recorded as a timeout failure (default {SAMPLE_TIMEOUT:g})")
     p.add_argument("--worker", metavar="KEYS_FILE", help=argparse.SUPPRESS)
     p.add_argument("--extremal-worker", metavar="KEYS_FILE", help=argparse.SUPPRESS)
     p.add_argument("--errors-worker", metavar="KEYS_FILE", help=argparse.SUPPRESS)
@@ -450,7 +507,7 @@ def main(argv=None):
     if a.write_expected:
         a.limit = "suite"
     t0 = time.time()
-    meta, results = replay(a.limit, a.only)
+    meta, results = replay(a.limit, a.only, timeout=a.timeout)
     if a.write_expected:
         write_expected(results)
     s = summarize(meta, results)

@@ -25,7 +25,7 @@ from ..graph import step as _graph_step
 from . import _core, _missing
 from . import _dtype as D
 from . import _sparse_coo as _sparse
-from ._device import active_device, device as _device_cls
+from ._device import active_device, device as _device_cls, refuse_meta as _refuse_meta
 from ._ops import creation as C, indexing as I, linalg as L, pointwise as P, random as R, \
     reduction as Rd, shape as S
 from .autograd import graph as G
@@ -421,7 +421,7 @@ class Tensor(ms.Tensor):
         device (``"cuda"``, ``0``, ``"cpu"``, ``torch.device``) maps to the
         active MindSpore device."""
         dtype = kwargs.pop("dtype", None)
-        kwargs.pop("device", None)
+        _refuse_meta(kwargs.pop("device", None), "Tensor.to('meta')")
         kwargs.pop("non_blocking", None)
         copy = kwargs.pop("copy", False)
         fmt = kwargs.pop("memory_format", None)
@@ -443,7 +443,7 @@ class Tensor(ms.Tensor):
                 dtype = a.dtype
             elif isinstance(a, (str, int, _device_cls)) and not isinstance(a, bool):
                 from ._device import parse_device
-                parse_device(a)
+                _refuse_meta(parse_device(a), "Tensor.to('meta')")
             elif a is None:
                 continue
             else:

@@ -107,8 +107,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """msnb implementation of ``torch.mean``."""
     x = input if dtype is None else cast(input, dtype)
     if not x.dtype.is_floating_point and not x.dtype.is_complex:
-        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {repr(x.dtype).split('.')[-1].capitalize()}")
+        which = "Input" if dtype is None else "Optional"
+        raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either a "
+                           f"floating point or complex dtype. Got: {D._name_of(x.dtype)}")
     dims = dims_of(x, dim)
     n = 1
     for d in dims if x.ndim else ():
@@ -228,6 +229,10 @@ def _max_min(kname, result_cls, name, input, dim, keepdim, other):
         return result_cls(cast(vals, D.bool), idx)
     x = input
     d = dims_of(x, dim)[0]
+    if x.numel() == 0 and x.ndim:  # MindSpore's arg kernels fail on empty input; PyTorch's result is empty
+        if x.shape[d] == 0:
+            raise IndexError(f"{kname[1:]}(): Expected reduction dim {d} to have non-zero size.")
+        return result_cls(_amaxmin(kname, name[:-1] + "0", x, d, keepdim), _arg_extreme("arg" + kname[1:], x, d, keepdim))
     idx = wrap(getattr(K, "argmax" if kname == "amax" else "argmin")(x, d, keepdim)) if x.ndim else \
         wrap(K.zeros((), D.int64))
     if idx.dtype is not D.int64:

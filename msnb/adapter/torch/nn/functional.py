@@ -194,9 +194,15 @@ def _conv_pads(padding, n, weight, dilation, stride):
 def _check_conv_args(weight, bias, stride, padding, dilation, groups, n, input=None, what="bias"):
     """PyTorch's argument checks of a (transposed) convolution, made before MindSpore sees the
     call (its own errors are ValueErrors, or none: a zero dilation ran)."""
+    if weight.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
     if weight.ndim != n + 2:
-        raise RuntimeError(f"conv{n}d: expected a {n + 2}-dimensional weight, but got weight of size "
-                           f"{list(weight.shape)}")
+        if isinstance(padding, str) and input is not None and input.ndim != weight.ndim:
+            raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                               f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size "
+                               f"{list(input.shape)} instead")
+        raise RuntimeError(f"expected stride to be a single integer value or a list of {weight.ndim - 2} values to "
+                           f"match the convolution dimensions, but got stride={list(_ntuple(stride, n))}")
     if any(s <= 0 for s in _ntuple(stride, n)):
         raise RuntimeError("non-positive stride is not supported")
     if not isinstance(padding, str) and any(p < 0 for p in _ntuple(padding, n)):
@@ -205,6 +211,12 @@ def _check_conv_args(weight, bias, stride, padding, dilation, groups, n, input=N
         raise RuntimeError(f"dilation should be greater than zero, but got {list(_ntuple(dilation, n))}")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
+    if what == "bias" and weight.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {list(weight.shape)} instead")
+    if what == "bias" and weight.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{list(weight.shape)}] instead")
     if input is not None and bias is not None and bias.dtype != input.dtype:
         raise RuntimeError(f"Input type ({input.dtype}) and bias type ({bias.dtype}) should be the same")
     if input is not None and weight.dtype != input.dtype:
@@ -1065,7 +1077,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """msnb implementation of ``torch.nn.functional.layer_norm``."""
     ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    _check_normalized_shape(input, ns, weight)
+    _check_normalized_shape(input, ns, weight, bias)
     dims = tuple(range(input.ndim - len(ns), input.ndim))
     mean = input.mean(dim=dims, keepdim=True)
     var = Rd.var(input, dims, keepdim=True, correction=0)
@@ -1077,15 +1089,16 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     return out
 
 
-def _check_normalized_shape(input, ns, weight):
+def _check_normalized_shape(input, ns, weight, bias=None):
     """PyTorch's checks of a normalization's ``normalized_shape``: not empty, the input's trailing
-    dims, and the weight's shape."""
+    dims, and the weight's and bias's shapes."""
     if len(ns) == 0:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
                            "one element, but got normalized_shape = []")
-    if weight is not None and tuple(weight.shape) != tuple(ns):
-        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
-                           f"{list(weight.shape)} and normalized_shape = {list(ns)}")
+    for what, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != tuple(ns):
+            raise RuntimeError(f"Expected {what} to be of same shape as normalized_shape, but got {what} of shape "
+                               f"{list(t.shape)} and normalized_shape = {list(ns)}")
     if input.ndim < len(ns) or tuple(input.shape[input.ndim - len(ns):]) != tuple(ns):
         raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [*, "
                            f"{', '.join(str(v) for v in ns)}], but got input of size {list(input.shape)}")
