@@ -91,14 +91,12 @@ def _extremal_worker(limit, keys_file):
 
 
 def replay_extremal(limit=None, only=(), progress=True):
-    """Every float32 case's samples with extremal values, in child processes that may die.
-    ``limit="suite"``: the cases, samples and variants ``tests/adapter/opinfo/test_extremal_values.py``
-    replays (each op's primary form, one sample, ``mixed``)."""
+    """Each op's primary form (function, else method; float32) with extremal values in every
+    variant, in child processes that may die.  ``limit="suite"``: the samples and variant
+    ``tests/adapter/opinfo/test_extremal_values.py`` replays (one sample, ``mixed``)."""
     from msnb.adapter import opinfo as O
     from msnb.adapter import opinfo_extremal as X
-    cases = X.extremal_cases(O.load_dbs()[0])
-    if limit == "suite":
-        cases = X.suite_cases(cases)
+    cases = X.suite_cases(X.extremal_cases(O.load_dbs()[0]))
     keys = [c.key for c in cases if not only or any(o in c.key for o in only)]
     extra = ["--limit", str(limit)] if limit else []
     return _supervise(keys, "--extremal-worker", extra, "extremal replay", progress,

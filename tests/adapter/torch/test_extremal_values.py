@@ -174,3 +174,31 @@ def test_floor_divide_as_pytorch_rounds_it():
     b = np.array([INF, 0.7, 0.7, 0.1, 0.1, 3.0, -0.0, 5.0, 3.0], np.float32)
     _same_bits(lambda t, x, y: t.floor_divide(x, y), a, b)
     _same_bits(lambda t, x, y: x // y, a, b)
+
+
+def test_lerp_quantile_and_square_roots_as_pytorch_computes_them():
+    """lerp is PyTorch's two-sided form (``end - diff * (1 - w)`` for ``|w| >= 0.5``): exact at
+    ``w = 1`` and ``lerp(-inf, 1, 0.9) = -inf``, which quantile / nanquantile interpolate with
+    (msnb gave NaN); ``x ** 0.5`` is sqrt (C's pow makes ``(-inf) ** 0.5`` inf, PyTorch NaN)."""
+    a = np.array([1.0, -2.0, 3.0, 0.25], np.float32)
+    b = np.array([2.0, 5.0, -1.0, 7.0], np.float32)
+    w = np.array([0.2, 0.7, 1.0, -0.6], np.float32)
+    compare(lambda t, x, y, z: t.lerp(x, y, z), a, b, w)
+    compare(lambda t, x, y: t.lerp(x, y, 0.75), a, b)
+    compare(lambda t, x, y: x.lerp(y, 0.25), a, b)
+    rows = np.array([[3.0, NAN, 1.0, -INF, 2.0], [INF, -0.0, 0.0, NAN, 1.0], [1.0, 2.0, 3.0, 4.0, 5.0]], np.float32)
+    compare(lambda t, x: t.nanquantile(x, 0.3, 1), rows, grad=False)
+    compare(lambda t, x: t.quantile(x, t.tensor([0.1, 0.9]), 1), rows[1:2, [0, 1, 2, 4]], grad=False)
+    compare(lambda t, x: t.quantile(x, 0.4, 1), rows[2:])
+    compare(lambda t, x: (x ** 0.5, t.pow(x, -0.5)), np.array([-INF, -1.0, -0.0, 0.0, 4.0, INF, NAN], np.float32),
+            grad=False)
+
+
+def test_xlogy_and_xlog1py_gradients_at_a_zero_first_argument():
+    """``d/dx xlogy(x, y)`` at ``x = 0`` is ``log(y)``; PyTorch zeroes it only where ``y <= 0``
+    (``y <= -1`` for xlog1py), msnb wherever ``x == 0``."""
+    x = np.array([0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 0.0], np.float32)
+    y = np.array([2.0, 0.0, -1.0, NAN, 3.0, 0.5, -0.5], np.float32)
+    compare(lambda t, a, b: t.xlogy(a, b), x, y)
+    compare(lambda t, a, b: t.special.xlog1py(a, b), x, y)
+    compare(lambda t, a, b: t.special.xlogy(a, b), x, y)

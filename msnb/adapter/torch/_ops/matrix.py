@@ -63,7 +63,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         return diag_embed_general(input, offset, dim1, dim2)
     n = input.shape[-1]
     # selected, not multiplied by the identity: an infinite or NaN entry times 0 would be NaN
-    return P.where(cast(eye_like(n, input), D.bool), input.unsqueeze(-1), 0)
+    return P.where(cast(eye_like(n, input), D.bool), input.unsqueeze(-1), False if input.dtype is D.bool else 0)
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):

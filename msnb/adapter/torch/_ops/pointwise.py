@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from builtins import abs as builtins_abs
 
 from ... import _dispatch, _ms
 from .. import _core, _dtype as D
@@ -439,7 +440,11 @@ def pow(input, exponent, *, out=None):
         return write_out(out, res)
     a, b, rt = binary_operands(input, exponent)
     _integer_power_check(a, b, rt)
-    res = wrap(K.pow(a, b))
+    if rt.is_floating_point and not isinstance(b, TensorPy) and b in (0.5, -0.5):
+        # PyTorch computes these powers as sqrt / rsqrt: sqrt(-inf) is NaN where C's pow gives inf
+        res = wrap((K.sqrt if b > 0 else K.rsqrt)(a))
+    else:
+        res = wrap(K.pow(a, b))
     if needs_grad(a, b):
         sa, sb = _shape(a), _shape(b)
 
@@ -647,19 +652,23 @@ def xlogy(input, other, *, out=None):
 
 
 def xlog_op(name, fn, a, b, grad_other):
-    """``a * fn(b)``, 0 where ``a == 0`` and ``b`` is not NaN, with PyTorch's gradients:
-    ``g * fn(b)`` masked the same way for ``a``, ``grad_other(g, a, b)`` for ``b``."""
+    """``a * fn(b)``, 0 where ``a == 0`` and ``b`` is not NaN, with PyTorch's gradients: for
+    ``a``, ``g * fn(b)``, 0 where ``a == 0`` and ``b`` is at or beyond ``fn``'s pole (``b <= 0``
+    for log, ``b <= -1`` for log1p: ``d/da xlogy(a, 2)`` at ``a = 0`` is ``log 2``, not 0);
+    ``grad_other(g, a, b)`` for ``b``."""
     from ..autograd.grad_mode import no_grad as _ng
     with _ng():
         zero = logical_and(eq(a, 0), logical_not(isnan(b)))
         fb = fn(b)
         res = where(zero, 0.0, mul(a, fb))
+        pole = -1.0 if fn is log1p else 0.0
+        zero_grad = logical_and(eq(a, 0), le(b, pole))
     if needs_grad(a, b):
         from ..autograd.grad_mode import STATE
 
         def bw(g):  # with create_graph, fn(b) is recomputed so the gradient is differentiable
             f = fn(b) if STATE.enabled else fb
-            return sum_to(where(zero, 0.0, mul(g, f)), _shape(a)), sum_to(grad_other(g, a, b), _shape(b))
+            return sum_to(where(zero_grad, 0.0, mul(g, f)), _shape(a)), sum_to(grad_other(g, a, b), _shape(b))
         record(name, res, (a, b), bw, saved=(a, b))
     return res
 
@@ -818,9 +827,16 @@ def where(condition, input=None, other=None, *, out=None):
 
 
 def lerp(input, end, weight):
+    """``input + weight * (end - input)`` for ``|weight| < 0.5``, else ``end - (end - input) * (1 - weight)``
+    (PyTorch's two-sided form: exact at ``weight == 1``, and ``lerp(-inf, 1, 0.9)`` is -inf, not NaN)."""
     from ..autograd.graph import name_node
-    return name_node(add(input, mul(weight, sub(end, input))),
-                     "LerpBackward1" if isinstance(weight, TensorPy) else "LerpBackward0", input, end, weight)
+    diff = sub(end, input)
+    near_end = sub(end, mul(diff, sub(1, weight)))
+    if isinstance(weight, TensorPy):
+        res = where(lt(abs(weight), 0.5), add(input, mul(weight, diff)), near_end)
+    else:
+        res = add(input, mul(weight, diff)) if builtins_abs(weight) < 0.5 else near_end
+    return name_node(res, "LerpBackward1" if isinstance(weight, TensorPy) else "LerpBackward0", input, end, weight)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):

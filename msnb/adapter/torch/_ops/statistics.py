@@ -110,6 +110,8 @@ def _logcumsumexp(x, d):
     """An inclusive scan of ``logaddexp`` along ``d`` in ``ceil(log2 n)`` steps (Hillis-Steele).
     Shifting by the row's maximum underflowed its small elements (``[-1000, 0]`` gave ``-inf``
     first) and overflowed when the maximum was infinite."""
+    if x.dtype in (D.float32, D.float16, D.bfloat16):  # each step rounds: the scan runs in float64
+        return cast(_logcumsumexp(cast(x, D.float64), d), x.dtype)
     n = x.shape[d]
     step = 1
     while step < n:
@@ -286,7 +288,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
         wt = P.sub(P.mul(S.reshape(q, (-1,)), tensor((cnt - 1).astype(a.dtype))), tensor(lo.astype(a.dtype)))
     last = srt.ndim - 1
     vlo, vhi = gather(srt, last, _long(lo)), gather(srt, last, _long(hi))
-    res = P.add(vlo, P.mul(P.sub(vhi, vlo), wt))
+    res = P.lerp(vlo, vhi, wt)  # PyTorch's lerp: -inf and 1 at 0.9 is -inf
     bad = nan.any(-1, keepdims=True) if not ignore_nan else (cnt == 0)
     if bad.any():
         res = P.where(tensor(np.broadcast_to(bad, res.shape).copy()), float("nan"), res)
