@@ -6,6 +6,8 @@
     python tools/opinfo_report.py --limit 2 --only softmax
     python tools/opinfo_report.py --errors-only            # PyTorch's error inputs (bad arguments)
     python tools/opinfo_report.py --write-expected-errors  # ... and rewrite their expected mismatches
+    python tools/opinfo_report.py --extremal               # samples holding NaN / inf / -0.0
+    python tools/opinfo_report.py --write-expected-extremal  # ... as the tests replay them, rewriting their list
 
 Cases run in a child process, so that a case that kills the interpreter
 (a native crash) is recorded as such and the replay goes on.  Needs the
@@ -28,6 +30,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "msnb" / "adapter" / "opinfo_results.json"
 
+#: seconds a worker may spend on one sample (or one error input) before it is stopped and
+#: the sample recorded as a "timeout" failure; the worker's start (imports, building the
+#: case list) gets STARTUP_TIMEOUT
+SAMPLE_TIMEOUT = 60.0
+STARTUP_TIMEOUT = 600.0
+
 
 def _worker(limit, keys_file):
     """Child: read case keys from ``keys_file``, print one JSON line per case."""
@@ -41,7 +49,10 @@ def _worker(limit, keys_file):
             continue
         c = cases[key]
         print(json.dumps({"begin": key}), flush=True)
-        r = O.run_case(c, limit=O.suite_limit(c) if limit == "suite" else limit)
+
+        def progress(i, why):
+            print(json.dumps({"sample": i} if why is None else {"sample_done": i, "why": why}), flush=True)
+        r = O.run_case(c, limit=O.suite_limit(c) if limit == "suite" else limit, progress=progress)
         print(json.dumps({"key": key, "passed": r.passed, "failed": r.failed, "failures": r.failures}),
               flush=True)
     return 0
@@ -57,8 +68,121 @@ def _error_worker(keys_file):
         print(json.dumps({"begin": key}), flush=True)
         out = E.run_error_case(cases[key])
         row = out.as_dict()
-        row["expected"] = "" if out.ok else E.mismatch_reason(out)
+        row["expected"] = "" if out.matches else E.mismatch_reason(out)
         print(json.dumps(row), flush=True)
+    return 0
+
+
+def _extremal_worker(limit, keys_file):
+    """Child: replay the extremal variants of the cases named in ``keys_file``."""
+    from msnb.adapter import opinfo as O
+    from msnb.adapter import opinfo_extremal as X
+    cases = {c.key: c for c in X.extremal_cases(O.load_dbs()[0])}
+    print(json.dumps({"ready": True}), flush=True)
+    for key in filter(None, (ln.strip() for ln in Path(keys_file).read_text().splitlines())):
+        print(json.dumps({"begin": key}), flush=True)
+        if limit == "suite":
+            r = X.run_extremal_case(cases[key], limit=X.SUITE_LIMIT, variants=X.SUITE_VARIANTS)
+        else:
+            r = X.run_extremal_case(cases[key], limit=int(limit) if limit else None)
+        print(json.dumps({"key": key, "passed": r.passed, "failed": r.failed, "refused": r.refused,
+                          "failures": r.failures}), flush=True)
+    return 0
+
+
+def replay_extremal(limit=None, only=(), progress=True):
+    """Every float32 case's samples with extremal values, in child processes that may die.
+    ``limit="suite"``: the cases, samples and variants ``tests/adapter/opinfo/test_extremal_values.py``
+    replays (each op's primary form, one sample, ``mixed``)."""
+    from msnb.adapter import opinfo as O
+    from msnb.adapter import opinfo_extremal as X
+    cases = X.extremal_cases(O.load_dbs()[0])
+    if limit == "suite":
+        cases = X.suite_cases(cases)
+    keys = [c.key for c in cases if not only or any(o in c.key for o in only)]
+    extra = ["--limit", str(limit)] if limit else []
+    return _supervise(keys, "--extremal-worker", extra, "extremal replay", progress,
+                      lambda key, why: {"key": key, "passed": 0, "failed": 1, "refused": 0,
+                                        "failures": [["0/all", why]]})
+
+
+def summarize_extremal(results):
+    """Ops (primary form) passing every evaluated extremal variant, of those evaluated (a case is
+    evaluated when torch accepted at least one variant of a floating sample)."""
+    forms = collections.defaultdict(dict)
+    for key, r in results.items():
+        op, form, _ = key.split(":")
+        forms[op][form] = r
+    primary = {op: f.get("function", f.get("method")) for op, f in forms.items()}
+    primary = {op: r for op, r in primary.items() if r is not None and r["passed"] + r["failed"] > 0}
+    failing = {op: r["failures"][0][1] for op, r in sorted(primary.items()) if r["failed"]}
+    reasons = collections.Counter(_norm_reason(r["failures"][0][1]) for r in primary.values() if r["failed"])
+    return {"ops": {"pass": len(primary) - len(failing), "evaluated": len(primary)},
+            "variants": {"pass": sum(r["passed"] for r in results.values()),
+                         "evaluated": sum(r["passed"] + r["failed"] for r in results.values()),
+                         "refused_by_torch": sum(r.get("refused", 0) for r in results.values())},
+            "not_evaluated": sorted(set(forms) - set(primary)),
+            "top_reasons": reasons.most_common(15), "failing_ops": failing}
+
+
+def print_extremal_summary(s):
+    print(f"ops passing the extremal replay (primary form, float32): {_pct(s['ops']['pass'], s['ops']['evaluated'])}")
+    v = s["variants"]
+    print(f"sample variants passing: {_pct(v['pass'], v['evaluated'])} (torch refused {v['refused_by_torch']})")
+    print(f"ops not evaluated (no floating sample, or torch refused every variant): {len(s['not_evaluated'])}")
+    print("failing ops (first failure):")
+    for op, why in s["failing_ops"].items():
+        print(f"  {op}: {why}")
+
+
+EXPECTED_EXTREMAL = REPO / "tests" / "adapter" / "opinfo" / "expected_extremal_failures.py"
+_EXPECTED_EXTREMAL_HEAD = '''"""Cases of the extremal-value replay (NaN / inf / signed zeros) known to fail, each with why.
+
+Like PyTorch's ``xfail`` decorators, in one place: ``test_extremal_values`` fails when a
+case listed here passes (remove the entry) or when a case not listed fails.  Keys are
+``"<op>[.<variant>]:<form>:float32"``; the reason is the first failing sample and extremal
+variant (``<sample index>/mixed``) and its message.  Regenerate with
+``python tools/opinfo_report.py --write-expected-extremal`` after fixing ops.
+"""
+
+__all__ = ["EXPECTED_EXTREMAL_FAILURES"]
+
+EXPECTED_EXTREMAL_FAILURES = {
+'''
+
+
+def write_expected_extremal(results):
+    rows = [f"    {k!r}: {(r['failures'][0][0] + ': ' + r['failures'][0][1])!r},"
+            for k, r in results.items() if r["failed"]]
+    EXPECTED_EXTREMAL.write_text(_EXPECTED_EXTREMAL_HEAD + "\n".join(rows) + ("\n" if rows else "") + "}\n",
+                                 encoding="utf-8")
+
+
+def _extremal_main(a):
+    if a.write_expected_extremal:
+        if a.only:
+            raise SystemExit("--write-expected-extremal replays every case: drop --only")
+        a.limit = "suite"
+    elif a.limit not in (None, "suite"):
+        a.limit = int(a.limit)
+    t0 = time.time()
+    results = replay_extremal(a.limit, a.only)
+    if a.write_expected_extremal:
+        write_expected_extremal(results)
+    return _print_figures(a, t0, results, summarize_extremal, print_extremal_summary)
+
+
+def _print_figures(a, t0, results, summarize_fn, print_fn):
+    """Summarize ``results``, save them raw if asked, print the figures (as JSON if asked)."""
+    s = summarize_fn(results)
+    s["seconds"] = round(time.time() - t0, 1)
+    if a.raw:
+        a.raw.write_text(json.dumps(results, indent=1) + "\n")
+    if a.json:
+        print(json.dumps(s, indent=1))
+    else:
+        print_fn(s)
+        print(f"({s['seconds']} s)")
     return 0
 
 
@@ -99,7 +223,8 @@ def print_error_summary(s):
 
 
 EXPECTED_ERRORS = REPO / "tests" / "adapter" / "opinfo" / "expected_error_mismatches.py"
-_EXPECTED_ERRORS_HEAD = '''"""OpInfo error inputs on which msnb does not raise PyTorch's exception type, each with why.
+_EXPECTED_ERRORS_HEAD = '''"""OpInfo error inputs on which msnb does not raise PyTorch's exception type (with a
+message PyTorch's ``error_regex`` matches), each with why.
 
 Like PyTorch's ``xfail`` decorators, in one place: ``test_error_inputs``
 fails when a case listed here matches (remove the entry) or when a case not
@@ -116,7 +241,8 @@ EXPECTED_ERROR_MISMATCHES = {
 
 
 def write_expected_errors(results):
-    rows = [f"    {k!r}: {r['expected']!r}," for k, r in results.items() if r["status"] != "same"]
+    rows = [f"    {k!r}: {r['expected']!r}," for k, r in results.items()
+            if not (r["status"] == "same" and r["regex"])]
     EXPECTED_ERRORS.write_text(_EXPECTED_ERRORS_HEAD + "\n".join(rows) + ("\n" if rows else "") + "}\n",
                                encoding="utf-8")
 
@@ -134,20 +260,48 @@ def _list_cases(only, suite=False):
     return out
 
 
-def replay(limit=None, only=(), progress=True):
+def replay(limit=None, only=(), progress=True, timeout=SAMPLE_TIMEOUT):
     """Run every case in child processes; returns {key: result dict} in case order.
     ``limit="suite"``: the cases and sample counts ``tests/adapter/opinfo`` replays."""
     meta = _list_cases(only, suite=limit == "suite")
     extra = ["--limit", str(limit)] if limit else []
     results = _supervise([m["key"] for m in meta], "--worker", extra, "opinfo replay", progress,
-                         lambda key, why: {"key": key, "passed": 0, "failed": 1, "failures": [[0, why]]})
+                         lambda key, why: {"key": key, "passed": 0, "failed": 1, "failures": [[0, why]]},
+                         timeout=timeout)
     return meta, results
 
 
-def _supervise(todo, worker_flag, extra, desc, progress, crashed):
+def _lines(proc):
+    """A queue receiving the child's stdout lines (None at its end), read on a helper thread
+    so that the supervisor can wait on it with a timeout."""
+    import queue
+    import threading
+    q = queue.Queue()
+
+    def pump():
+        for line in proc.stdout:
+            q.put(line)
+        q.put(None)
+    threading.Thread(target=pump, daemon=True).start()
+    return q
+
+
+def _partial(key, samples, why):
+    """A case's result from the samples that finished before the child died or was stopped,
+    plus the failure ``why`` for the sample it was on."""
+    done = [(i, w) for i, w in samples if w is not None]
+    failures = [[i, w] for i, w in done if w] + [[samples[-1][0] if samples and samples[-1][1] is None
+                                                  else len(done), why]]
+    return {"key": key, "passed": sum(1 for _, w in done if not w), "failed": len(failures),
+            "failures": failures}
+
+
+def _supervise(todo, worker_flag, extra, desc, progress, crashed, timeout=SAMPLE_TIMEOUT):
     """Feed case keys to ``--worker``-style children, one JSON line back per case; a case
-    during which the child dies is recorded as ``crashed(key, reason)`` and a new child
-    goes on with the rest."""
+    during which the child dies, or which spends over ``timeout`` s on one sample, is recorded
+    as ``crashed(key, reason)`` (with the samples that finished, for an op case) and a new
+    child goes on with the rest."""
+    import queue
     from tqdm import tqdm
     todo = list(todo)
     results: dict[str, dict] = {}
@@ -160,16 +314,30 @@ def _supervise(todo, worker_flag, extra, desc, progress, crashed):
         Path(keys.name).write_text("\n".join(todo) + "\n")
         args = [sys.executable, __file__, worker_flag, keys.name] + extra
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, env=env, cwd=str(REPO))
-        current = None
-        for line in proc.stdout:
+        lines = _lines(proc)
+        current, samples, ready, why = None, [], False, None
+        while True:
+            try:
+                line = lines.get(timeout=timeout if ready else STARTUP_TIMEOUT)
+            except queue.Empty:
+                proc.kill()
+                why = f"timeout: no sample finished in {timeout:g} s (the replay stopped this case)"
+                break
+            if line is None:
+                break
             try:
                 msg = json.loads(line)
             except ValueError:
                 continue  # stray output of an op
             if not isinstance(msg, dict):
                 continue
+            ready = True
             if "begin" in msg:
-                current = msg["begin"]
+                current, samples = msg["begin"], []
+            elif "sample" in msg:
+                samples.append((msg["sample"], None))
+            elif "sample_done" in msg:
+                samples[-1:] = [(msg["sample_done"], msg["why"])]
             elif "key" in msg:
                 results[msg["key"]] = msg
                 todo.remove(msg["key"])
@@ -177,7 +345,8 @@ def _supervise(todo, worker_flag, extra, desc, progress, crashed):
                 bar.update(1)
         rc = proc.wait()
         if current is not None:
-            results[current] = crashed(current, f"crash: the interpreter died (exit code {rc})")
+            why = why or f"crash: the interpreter died (exit code {rc})"
+            results[current] = _partial(current, samples, why) if samples else crashed(current, why)
             todo.remove(current)
             bar.update(1)
         elif todo:
@@ -313,13 +482,26 @@ def main(argv=None):
                    help="replay PyTorch's error inputs (OpInfo error_inputs) instead of the samples")
     p.add_argument("--write-expected-errors", action="store_true",
                    help="replay the error inputs and rewrite tests/adapter/opinfo/expected_error_mismatches.py")
+    p.add_argument("--extremal", action="store_true",
+                   help="replay the float32 samples with NaN / inf / signed zeros written into them")
+    p.add_argument("--write-expected-extremal", action="store_true",
+                   help="replay the extremal samples as the tests do and rewrite "
+                        "tests/adapter/opinfo/expected_extremal_failures.py")
+    p.add_argument("--timeout", type=float, default=SAMPLE_TIMEOUT,
+                   help="seconds one sample may take before its case is stopped and the sample "
+                        f"recorded as a timeout failure (default {SAMPLE_TIMEOUT:g})")
     p.add_argument("--worker", metavar="KEYS_FILE", help=argparse.SUPPRESS)
+    p.add_argument("--extremal-worker", metavar="KEYS_FILE", help=argparse.SUPPRESS)
     p.add_argument("--errors-worker", metavar="KEYS_FILE", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.worker:
         return _worker(a.limit, a.worker)
     if a.errors_worker:
         return _error_worker(a.errors_worker)
+    if a.extremal_worker:
+        return _extremal_worker(a.limit, a.extremal_worker)
+    if a.extremal or a.write_expected_extremal:
+        return _extremal_main(a)
     if a.errors_only or a.write_expected_errors:
         return _errors_main(a)
     if a.limit not in (None, "suite"):
@@ -327,7 +509,7 @@ def main(argv=None):
     if a.write_expected:
         a.limit = "suite"
     t0 = time.time()
-    meta, results = replay(a.limit, a.only)
+    meta, results = replay(a.limit, a.only, timeout=a.timeout)
     if a.write_expected:
         write_expected(results)
     s = summarize(meta, results)
@@ -351,16 +533,7 @@ def _errors_main(a):
         if a.only:
             raise SystemExit("--write-expected-errors replays every error input: drop --only")
         write_expected_errors(results)
-    s = summarize_errors(results)
-    s["seconds"] = round(time.time() - t0, 1)
-    if a.raw:
-        a.raw.write_text(json.dumps(results, indent=1) + "\n")
-    if a.json:
-        print(json.dumps(s, indent=1))
-    else:
-        print_error_summary(s)
-        print(f"({s['seconds']} s)")
-    return 0
+    return _print_figures(a, t0, results, summarize_errors, print_error_summary)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ entry is exercised by the test suite.
 from __future__ import annotations
 
 import functools
+import math
 
 from . import _host as host
 from . import _tuning
@@ -181,6 +182,23 @@ _add_ext_k = primitive_kernel("add_ext_op")
 _matmul_ext_k = primitive_kernel("matmul_ext_op")
 
 
+_eq_k, _mul_k, _reciprocal_k = (primitive_kernel(n) for n in ("equal_op", "mul_op", "reciprocal_op"))
+_DIV_FLOATS = (ms.float32, ms.float64, ms.float16, ms.bfloat16)
+
+
+def _true_div_cpu(x, y):
+    """``x / y`` with IEEE signs at a zero divisor, as PyTorch: MindSpore's CPU Div gives ``x / -0.0``
+    the sign of ``x`` alone (``1 / -0.0`` is ``+inf``), and ``nan / 0.0`` infinite.  Where ``y``
+    is zero the quotient is ``x * (1 / y)``, whose reciprocal keeps the zero's sign (``0 * inf``
+    and NaN stay NaN)."""
+    if type(y) is float or type(y) is int:
+        return _mul_k(x, math.copysign(math.inf, y)) if y == 0 else _div_k(x, y)
+    q = _div_k(x, y)
+    if isinstance(y, ms.Tensor) and y.dtype in _DIV_FLOATS:
+        return _select_k(_eq_k(y, 0), _mul_k(x, _reciprocal_k(y)), q)
+    return q
+
+
 def _add_alpha_cpu(x, y, alpha=1):
     """``mint.add(x, y, alpha=alpha)``: the same AddExt kernel through its PyBoost function (``mint.add``
     dispatches through MindSpore's older primitive path, ~2 ms a call on a loaded host here)."""
@@ -205,6 +223,20 @@ def _relu_cpu(x):
     return y
 
 
+_ZERO = {}  # 0-d zero tensor of each dtype _relu_grad_cpu has seen
+
+
+def _relu_grad_cpu(g, y):
+    """relu's gradient for float16/32/64: ``g`` where relu's output ``y`` is not 0, else 0 --
+    PyTorch's threshold_backward bit for bit (a NaN ``y`` passes ``g``, a NaN or infinite ``g``
+    where ``y`` is 0 gives 0), two kernels.  (MindSpore's one-kernel ReluGrad gives 0 where
+    ``y`` is NaN.)"""
+    z = _ZERO.get(g.dtype)
+    if z is None:
+        z = _ZERO[g.dtype] = ms.Tensor(0, g.dtype)
+    return ops.masked_fill(g, ops.equal(y, z), z)
+
+
 def _relu_float_cpu(x):
     """:func:`_relu_cpu` for a float16/float32/float64 ``x`` (the caller knows its dtype): no
     read of ``x``'s dtype from MindSpore (~0.3 us here), which the one-step path of
@@ -215,8 +247,11 @@ def _relu_float_cpu(x):
 def _softmax_cpu(x, axis):
     """MindSpore's CPU Softmax turns a slice that is all -inf into zeros and zeroes every slice
     after it (PyTorch: NaN for that slice only); subtracting the max first makes such a slice NaN,
-    which the kernel handles, and leaves every other slice's result as it was."""
-    return ops.softmax(ops.sub(x, ops.amax(x, axis, True)), axis)
+    which the kernel handles, and leaves every other slice's result as it was.  A slice holding
+    NaN or +inf (NaN once the max is subtracted) is NaN throughout in PyTorch; the kernel zeroes
+    its other elements, so such slices are filled with NaN."""
+    z = ops.sub(x, ops.amax(x, axis, True))
+    return ops.masked_fill(ops.softmax(z, axis), ops.any(_isnan_cpu(z), axis, True), math.nan)
 
 
 def _scatter_offsets(ishape, strides, axis):
@@ -371,7 +406,7 @@ TABLE = {
     # float32 with a Python number ``alpha``; float64/float16 round ``alpha`` or the result
     # otherwise (tests/adapter/torch/optim/test_add_alpha_rounding.py)
     "add_alpha": (_add_alpha_cpu, mint.add),
-    "div": (_div_k, mint.div), "neg": (ops.neg, mint.neg), "pow": (ops.pow, mint.pow),
+    "div": (_div_k, mint.div), "true_div": (_true_div_cpu, mint.div), "neg": (ops.neg, mint.neg), "pow": (ops.pow, mint.pow),
     "exp": (ops.exp, mint.exp), "log": (ops.log, mint.log), "sqrt": (ops.sqrt, mint.sqrt),
     "rsqrt": (ops.rsqrt, mint.rsqrt), "abs": (ops.abs, mint.abs), "sign": (ops.sign, mint.sign),
     "sin": (ops.sin, mint.sin), "cos": (ops.cos, mint.cos), "tan": (ops.tan, None),
@@ -379,9 +414,7 @@ TABLE = {
     # ``matmul`` for operands whose inner dimension is known not to be 0 (no zero-size guard)
     "matmul_nonempty": (_matmul_ext_k, mint.matmul),
     "relu": (_relu_cpu, mint.nn.functional.relu), "relu_float": (_relu_float_cpu, mint.nn.functional.relu),
-    # relu's gradient for float16/32/64: ``g`` where the output is > 0, else 0 (NaN and
-    # infinite ``g`` included, as PyTorch's threshold_backward), one kernel
-    "relu_grad": (primitive_kernel("relu_grad_op"), None),
+    "relu_grad": (_relu_grad_cpu, None),
     "floor": (ops.floor, mint.floor),
     "ceil": (ops.ceil, mint.ceil), "round": (ops.round, mint.round), "trunc": (ops.trunc, None),
     "reciprocal": (ops.reciprocal, mint.reciprocal), "erf": (ops.erf, mint.erf),

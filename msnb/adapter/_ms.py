@@ -31,7 +31,8 @@ from mindspore._c_expression import TensorPy as _TensorPy  # noqa: E402
 
 __all__ = ["ms", "TensorPy", "set_data", "device_target", "MS_VERSION", "conv2d_prims", "trace_begin",
            "trace_end", "trace_run", "lstm_prims", "trace_pass", "trace_abandon", "trace_open", "trace_reset",
-           "untraced", "plain_args", "adapted", "direct_target", "JIT", "primitive_kernel", "set_adapter_class", "alias_host", "wait_all", "SHARED"]
+           "untraced", "plain_args", "adapted", "direct_target", "JIT", "primitive_kernel", "set_adapter_class",
+           "alias_host", "wait_all", "SHARED", "refill_parameter"]
 
 TensorPy = _TensorPy
 MS_VERSION = ms.__version__
@@ -412,6 +413,24 @@ def set_data(dst, src) -> None:
             v = sd.get(k)
             if v is not None:
                 d[k] = v
+
+
+def refill_parameter(p, data) -> None:
+    """Give the Parameter ``p`` the data ``data`` of another shape, keeping ``p``'s identity
+    (PyTorch's ``UninitializedParameter.materialize``): ``_update_data`` moves the data, and
+    MindSpore's Parameter part is initialised again over it.  PyNative also keeps the shape it
+    inferred for the Parameter (``assign``, which writes optimizer updates into it, then refused
+    the new rank) until its executor's resources are cleared, as MindSpore does itself after a
+    failed op: ``clear_res`` (once per lazy parameter, at a module's first call)."""
+    from mindspore.common.api import _pynative_executor
+    name, requires_grad = p.name, bool(p.requires_grad)
+    for k in META:
+        p.__dict__.pop(k, None)
+    _shape(data)
+    _update(p, data)
+    _Parameter.__init__(p, p, requires_grad=requires_grad)
+    p.name = name
+    _pynative_executor.clear_res()
 
 
 #: ``__dict__`` key of a tensor whose data is a shared host buffer (see :func:`alias_host`)

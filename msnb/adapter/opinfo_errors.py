@@ -60,7 +60,8 @@ class ErrorOutcome:
     only says ``Exception``, the type real torch raises), ``returned``
     (returned a value where PyTorch raises), ``other`` (raised another type: ``raised``) or
     ``not_replayable`` (``reason`` says why). ``regex`` tells whether PyTorch's
-    ``error_regex`` matches msnb's message (for ``same`` and ``other``)."""
+    ``error_regex`` matches msnb's message (for ``same`` and ``other``); ``matches``:
+    both the type and the message."""
 
     case: ErrorCase
     status: str
@@ -73,6 +74,11 @@ class ErrorOutcome:
     @property
     def ok(self):
         return self.status == "same"
+
+    @property
+    def matches(self):
+        """PyTorch's exception type and, where its database gives one, a message its regex matches."""
+        return self.status == "same" and self.regex
 
     def as_dict(self):
         return {"key": self.case.key, "op": self.case.op, "status": self.status, "raised": self.raised,
@@ -254,4 +260,7 @@ def mismatch_reason(out: ErrorOutcome) -> str:
         return f"torch raises {want}; msnb returned a value"
     if out.status == "other":
         return f"torch raises {want}; msnb raised {out.raised}: {out.message}"[:240]
+    if out.status == "same":
+        return (f"torch raises {want} matching /{out.case.error.error_regex}/; msnb's message: "
+                f"{out.message}")[:240]
     return f"not replayable: {out.reason}"[:240]

@@ -217,7 +217,8 @@ OPS_NOTES = {
                       "unsupported error",
 }
 _DOUBLE_VJP = ("forward mode by the double-vjp construction over msnb's reverse-mode tape: an op whose backward msnb "
-               "does not record differentiably (e.g. a custom autograd.Function) raises msnb's unsupported error")
+               "does not record differentiably raises msnb's unsupported error; a custom autograd.Function's tangent "
+               "is its jvp (its outputs then carry no reverse-mode node)")
 _VMAP = ("runs the function once per index of the mapped dimension and stacks the results (PyTorch's in_dims/"
          "out_dims/randomness checks and errors); .item() or Python control flow on a batched value runs per sample "
          "where PyTorch refuses it; an out_dims=None output must be the same for every sample; in-place writes to "
@@ -258,6 +259,9 @@ TOOLING_NOTES = {
     **{n: "kept, never run: msnb traces no fake tensors" for n in ("torch.library.register_fake",)},
     "torch.ops": "only operators made with torch.library.custom_op (torch.ops.aten... raise msnb's unsupported "
                  "error)",
+    "torch.device": "every device name maps to the active MindSpore device; 'meta' (shape-only tensors) is refused "
+                    "with msnb's unsupported error wherever it would make a tensor (factories, layer constructors, "
+                    ".to, a torch.device('meta') block)",
     "torch.set_default_device": "every device name maps to the active MindSpore device (as .to('cuda') does); "
                                 "'meta' raises msnb's unsupported error; get_default_device keeps reporting the "
                                 "active device",
@@ -361,14 +365,6 @@ PARTIAL = {
     "torch.distributed.gather": "every rank gathers (MindSpore's AllGather); dst keeps the result",
     "torch.distributed.scatter": "a Broadcast of the stacked list from src",
     "torch.distributed.Work": "already completed when returned",
-    "torch.nn.UninitializedParameter": "lazy modules replace it with a new Parameter at their first call "
-                                       "(MindSpore cannot reshape a Parameter in place; an optimizer holding "
-                                       "the placeholder swaps the new one in at its next step); "
-                                       "materialize() raises",
-    **{f"torch.nn.Lazy{n}": "parameters are new objects after the first call (an optimizer built before it "
-                            "swaps them in at its next step; other references keep the placeholder)"
-       for n in ("Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "BatchNorm1d",
-                 "BatchNorm2d", "BatchNorm3d")},
     **{n: "torch functions see a Proxy while one is alive or a trace runs (msnb wraps its functions then, "
           "docs/fx.md); a function bound under two names (torch.arctan / torch.atan) prints under the first; "
           "torch.nn.functional C functions print as torch.nn.functional.<name> (PyTorch: torch._C._nn.<name>)"

@@ -114,3 +114,34 @@ def test_float32_output_as_accurate_as_torchs_own_passes():
     with pytest.raises(opinfo.Mismatch, match="values differ"):  # a well-conditioned op gets no slack
         opinfo._replay_op_sample(_fake_case("exp", torch.exp), SampleInput(torch.tensor([1.0, 2.0])),
                                  lambda x: mt.exp(x) * 1.001)
+
+
+def test_numeric_gradient_is_the_oracle_where_pytorchs_backward_is_known_wrong():
+    """PyTorch's OpInfo marks as_strided_scatter's ``test_fn_grad`` an expected failure: its
+    backward gives the input's gradient where ``src`` overwrites it and 0 where it does not
+    (finite differences give the opposite).  There the replay accepts msnb's gradient when it matches the numerical one of
+    torch's forward, and still refuses one that matches neither."""
+    import pytest
+    import msnb.adapter.torch as mt
+    from torch.testing._internal.common_methods_invocations import op_db
+    from torch.testing._internal.opinfo.core import SampleInput
+    op = next(o for o in op_db if o.name == "as_strided_scatter")
+    assert opinfo._torch_grad_known_wrong(op, "float32")
+    assert not opinfo._torch_grad_known_wrong(next(o for o in op_db if o.name == "add"), "float32")
+    case = opinfo.Case("as_strided_scatter:function:float32", "torch.as_strided_scatter", "function", "float32", op)
+
+    def sample():
+        x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        return SampleInput(x, args=(torch.tensor([3.0, 4.0], requires_grad=True), (2,), (2,)))
+    x = sample().input
+    gx, = torch.autograd.grad(torch.as_strided_scatter(x, torch.zeros(2), (2,), (2,)).sum(), x)
+    assert gx.tolist() == [1.0, 0.0, 1.0]  # PyTorch's: the overwritten elements 0 and 2 get the gradient
+    opinfo._replay_op_sample(case, sample(), mt.as_strided_scatter)  # msnb's [0, 1, 0] is the right one
+    m = mt.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    mt.as_strided_scatter(m, mt.zeros(2), (2,), (2,)).sum().backward()
+    assert m.grad.tolist() == [0.0, 1.0, 0.0]
+
+    def keeps_input_gradient(a, src, size, stride):  # the right values, a wrong gradient
+        return mt.as_strided_scatter(a, src, size, stride) + a * 0 + (a - a.detach())
+    with pytest.raises(opinfo.Mismatch, match="gradient of input 0"):
+        opinfo._replay_op_sample(case, sample(), keeps_input_gradient)

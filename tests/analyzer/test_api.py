@@ -209,7 +209,8 @@ def test_very_large_cell_is_analyzed_whole_or_stopped_by_its_budget():
     findings = analyze(src, mode="graph", registry={})
     inplace = [f for f in findings if f.rule == "MSN201"]
     stopped = [f for f in findings if f.rule == "MSN002"]  # over the size limit: a time budget applies
-    assert len(inplace) == 1500 or (stopped and all(f.line < stopped[0].line for f in inplace))
+    # the statement the budget stopped in may have reported before the stop: findings on its line are kept
+    assert len(inplace) == 1500 or (stopped and all(f.line <= stopped[0].line for f in inplace))
 
 
 def test_rule_selection_and_unknown_rule():

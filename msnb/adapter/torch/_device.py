@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._ms import device_target
 
-__all__ = ["device", "active_device", "parse_device", "get_default_device"]
+__all__ = ["device", "active_device", "parse_device", "get_default_device", "refuse_meta"]
 
 
 class device:  # noqa: N801 - torch's spelling
@@ -44,6 +44,7 @@ class device:  # noqa: N801 - torch's spelling
         return hash((self.type, self.index))
 
     def __enter__(self):
+        refuse_meta(self, "torch.device('meta') as the default device of a block")
         return self
 
     def __exit__(self, *exc):
@@ -82,3 +83,14 @@ def parse_device(d):
     if isinstance(d, (device, str, int)):
         return device(d)
     raise TypeError(f"to() received an invalid device argument: {d!r}")
+
+
+def refuse_meta(d, what="tensors made with device='meta'"):
+    """PyTorch's ``meta`` device holds shapes and dtypes without data; msnb has no such tensors,
+    and making a CPU tensor instead would allocate what the program meant never to allocate
+    (``torch.rand(2**10, 3, 2**16, 2**16, device="meta")`` is 48 TiB): refused, naming the use."""
+    if d is None:
+        return
+    if (isinstance(d, str) and d.partition(":")[0] == "meta") or (isinstance(d, device) and d.type == "meta"):
+        from ._missing import NotSupportedError, not_supported_message
+        raise NotSupportedError(not_supported_message(f"{what} (the meta device: shape-only tensors)"))

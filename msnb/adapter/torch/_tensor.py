@@ -25,7 +25,7 @@ from ..graph import step as _graph_step
 from . import _core, _missing
 from . import _dtype as D
 from . import _sparse_coo as _sparse
-from ._device import active_device, device as _device_cls
+from ._device import active_device, device as _device_cls, refuse_meta as _refuse_meta
 from ._ops import creation as C, indexing as I, linalg as L, pointwise as P, random as R, \
     reduction as Rd, shape as S
 from .autograd import graph as G
@@ -421,7 +421,7 @@ class Tensor(ms.Tensor):
         device (``"cuda"``, ``0``, ``"cpu"``, ``torch.device``) maps to the
         active MindSpore device."""
         dtype = kwargs.pop("dtype", None)
-        kwargs.pop("device", None)
+        _refuse_meta(kwargs.pop("device", None), "Tensor.to('meta')")
         kwargs.pop("non_blocking", None)
         copy = kwargs.pop("copy", False)
         fmt = kwargs.pop("memory_format", None)
@@ -443,7 +443,7 @@ class Tensor(ms.Tensor):
                 dtype = a.dtype
             elif isinstance(a, (str, int, _device_cls)) and not isinstance(a, bool):
                 from ._device import parse_device
-                parse_device(a)
+                _refuse_meta(parse_device(a), "Tensor.to('meta')")
             elif a is None:
                 continue
             else:
@@ -650,7 +650,9 @@ class Tensor(ms.Tensor):
             src = _core.cast(src, self.dtype)
         new = S.expand(src, tuple(self.shape)) if tuple(src.shape) != tuple(self.shape) else S.clone(src)
         if _core.STATE.enabled and self._grad_fn is not None:
-            new = new + _core.snapshot(self) * 0  # the overwritten value gets a zero gradient, as in PyTorch
+            # the overwritten value gets a zero gradient, as in PyTorch: a selection, not ``+ old * 0``,
+            # which made an infinite or NaN old value NaN
+            new = P.where(C.ones((), dtype=D.bool), new, _core.snapshot(self))
         if _core.needs_grad(self) and not _core.needs_grad(src) and self._grad_fn is None and self._req_grad:
             raise RuntimeError(_core._LEAF_INPLACE)
         return _core.inplace(self, new)
@@ -914,7 +916,7 @@ def _or_sparse(fn, reflected):
 Tensor.__add__ = P.one_step("add", _or_sparse(P._add, "__radd__"))
 Tensor.__sub__ = P.one_step("sub", _or_sparse(P._sub, "__rsub__"))
 Tensor.__mul__ = P.one_step("mul", _or_sparse(P._mul, "__rmul__"))
-Tensor.__truediv__ = P.one_step("div", P._div, P._F)
+Tensor.__truediv__ = P.one_step("true_div", P._div, P._F)
 Tensor.__matmul__ = L.one_step_matmul(_or_sparse(L.matmul, "__rmatmul__"))
 for _name, _method in _sparse.DENSE_METHODS.items():  # sparse-only methods on a dense tensor, as in PyTorch
     setattr(Tensor, _name, _method)

@@ -31,6 +31,10 @@ ALTERNATIVES = {
 FIXED_IN_RUNTIME = frozenset({"torch.relu", "torch.Tensor.relu", "torch.nn.functional.relu", "torch.nn.ReLU",
                               "torch.from_numpy"})
 
+#: Partial names whose documented difference concerns one argument value only: advice is given
+#: where a call passes that value (``torch.device("cuda")`` runs; ``torch.device("meta")`` is refused).
+PARTIAL_ONLY_FOR = {"torch.device": "meta", "torch.set_default_device": "meta"}
+
 #: Namespaces whose names other rules explain better (avoid double reports).
 OWNED_BY_OTHER_RULES = ("torch.cuda.", "torch.backends.", "torch.accelerator.", "torch.distributed.",
                         "torch.multiprocessing.", "torch.nn.parallel.", "torch.nn.DataParallel",
@@ -104,12 +108,15 @@ class UnsupportedApi(Rule):
     SEVERITY_GRAPH = Severity.ERROR
     VALID = [
         Valid("import numpy as np\nx = np.ones(3)\n"),
+        # partial only for "meta": an ordinary device is no advice
+        Valid("import torch\nd = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"),
         Valid("import torch\nclass Net:\n    def add_(self):\n        pass\nNet().add_()\n"),
         # attributes and namedtuple results are read as the runtime has them
         Valid("import torch\nx = torch.ones(3, 2, requires_grad=True)\nx.sum().backward()\ng = x.grad\n"
               "v = x.max(dim=1).values\ni = torch.max(x, 1).indices\nvals, idx = torch.max(x, 1)\nfirst = idx[0]\n"),
     ]
     INVALID = [
+        Invalid("import torch\nd = torch.device('meta')\n", line=2, col=5, severity=Severity.INFO),
         Invalid("import torch\nx = torch.ones(3)\ny = x.int_repr()\n", line=3, col=5, severity=Severity.ERROR),
         Invalid("import torch as t\nimport torch.nn.functional as F\ny = F.conv_tbc(t.ones(4, 1, 2), "
                 "t.ones(3, 2, 2), t.zeros(2))\n", line=3, col=5, severity=Severity.ERROR),
@@ -127,6 +134,9 @@ class UnsupportedApi(Rule):
         self.seen.add(q)
         entry = ctx.registry.get(q)
         if entry is not None:
+            if q in PARTIAL_ONLY_FOR and not _passes(ctx.parent, node, PARTIAL_ONLY_FOR[q]):
+                self.seen.discard(q)  # a later call may pass the value
+                return
             if getattr(entry, "status", "supported") == "partial" and q not in FIXED_IN_RUNTIME:
                 ctx.report(node, severity=Severity.INFO, message=f"`{q}` is only partly supported by msnb",
                            why="msnb implements this name with a documented difference from PyTorch (the support list).",
@@ -158,3 +168,12 @@ class UnsupportedApi(Rule):
         q = ctx.infer.qualname(node)
         if q is not None and q != node.id and q.startswith(("torch.", "torchvision.")):
             self._check(q, node, ctx)
+
+
+def _passes(parent: ast.AST | None, func: ast.AST, value: str) -> bool:
+    """Is ``func`` called here with a string argument naming ``value`` (``"meta"``, ``"meta:0"``)?"""
+    if not (isinstance(parent, ast.Call) and parent.func is func):
+        return False
+    args = list(parent.args) + [k.value for k in parent.keywords]
+    return any(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.split(":")[0] == value
+               for a in args)

@@ -6,7 +6,7 @@ import functools
 
 from msnb.adapter import opinfo
 
-__all__ = ["all_cases", "op_cases", "module_cases", "error_cases"]
+__all__ = ["all_cases", "op_cases", "module_cases", "error_cases", "extremal_cases"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -39,3 +39,10 @@ def error_cases():
     db = _dbs()[0]
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="opinfo-errors") as pool:
         return pool.submit(opinfo_errors.error_cases, db).result()
+
+
+@functools.lru_cache(maxsize=1)
+def extremal_cases():
+    """The cases the extremal-value replay tests (``opinfo_extremal.suite_cases``)."""
+    from msnb.adapter import opinfo_extremal
+    return opinfo_extremal.suite_cases(opinfo_extremal.extremal_cases(_dbs()[0]))

@@ -1,4 +1,5 @@
-"""OpInfo error inputs on which msnb does not raise PyTorch's exception type, each with why.
+"""OpInfo error inputs on which msnb does not raise PyTorch's exception type (with a
+message PyTorch's ``error_regex`` matches), each with why.
 
 Like PyTorch's ``xfail`` decorators, in one place: ``test_error_inputs``
 fails when a case listed here matches (remove the entry) or when a case not

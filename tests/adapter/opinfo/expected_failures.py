@@ -10,9 +10,6 @@ the first failing sample's message.  Regenerate with
 __all__ = ["EXPECTED_FAILURES"]
 
 EXPECTED_FAILURES = {
-    'as_strided_scatter:function:float32': 'grad: gradient of input 0: values differ at (0,): msnb 0.0 torch 0.1257302165031433 (1 of 1)',
-    'as_strided_scatter:method:float32': 'grad: gradient of input 0: values differ at (0,): msnb 0.0 torch 0.1257302165031433 (1 of 1)',
-    'as_strided_scatter:function:float64': 'grad: gradient of input 0: values differ at (0,): msnb 0.0 torch 0.1257302210933933 (1 of 1)',
     'chalf:method:float32': 'NotSupportedError: torch.Tensor.chalf is not supported by msnb yet',
     'chalf:method:float64': 'NotSupportedError: torch.Tensor.chalf is not supported by msnb yet',
     'chalf:method:int64': 'NotSupportedError: torch.Tensor.chalf is not supported by msnb yet',

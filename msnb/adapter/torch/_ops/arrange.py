@@ -67,6 +67,10 @@ def tensor_split(input, indices_or_sections, dim=0):
 
 
 def _dir_split(name, input, ios, dim, min_dims):
+    if isinstance(ios, bool) or not isinstance(ios, (int, list, tuple)) and not hasattr(ios, "__index__"):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(ios).__name__}), but expected one of:\n * (Tensor input, int sections)\n"
+                        " * (Tensor input, tuple of ints indices)")
     if input.ndim < min_dims:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor "
                            f"with {input.ndim} dimensions!")
@@ -249,6 +253,9 @@ def narrow_copy(input, dim, start, length):
     if input.ndim and isinstance(dim, int) and dim >= input.ndim:
         raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
                            f"(narrow_copy: dim {dim} of a {input.ndim}-d tensor)")
+    if isinstance(length, int) and length < 0 and input.ndim:  # the kernel checks only start + length
+        size = input.shape[dims_of(input, dim)[0]]
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return S.clone(S.narrow(input, dim, start, length))
 
 

@@ -94,12 +94,12 @@ def is_conj(input):
 def complex(real, imag, *, out=None):  # noqa: A001 - torch's name
     """msnb implementation of ``torch.complex``."""
     from .shape import broadcast_tensors
+    if real.dtype not in (D.float32, D.float64, D.float16) or imag.dtype not in (D.float32, D.float64, D.float16):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{D._name_of(real.dtype)} and {D._name_of(imag.dtype)}")
     if real.dtype is not imag.dtype:
         raise RuntimeError(f"Expected object of scalar type {D._name_of(real.dtype)} but got scalar type "
                            f"{D._name_of(imag.dtype)} for second argument")
-    if real.dtype not in (D.float32, D.float64, D.float16):
-        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{D._name_of(real.dtype)} and {D._name_of(imag.dtype)}")
     re, im = real, imag
     if re.dtype is D.float16:
         re, im = cast(re, D.float32), cast(im, D.float32)

@@ -44,9 +44,9 @@ import functools
 import numpy as np
 
 from ..._ms import conv2d_prims, ms
-from .._core import K, needs_grad, record, wrap
+from .._core import STATE, K, needs_grad, record, wrap
 
-__all__ = ["conv2d", "conv2d_geometry", "im2col_forward", "im2col_grad_input", "im2col_grad_weight",
+__all__ = ["conv2d", "differentiable_grads", "conv2d_geometry", "im2col_forward", "im2col_grad_input", "im2col_grad_weight",
            "time_formulations"]
 
 ops = ms.ops
@@ -74,6 +74,8 @@ def conv2d(x, weight, pad_mode, pad, stride, dilation, groups):
     out = wrap(im2col_forward(x, weight, *geo) if fwd_k == "im2col" else native(0)(x, weight))
     if needs_grad(x, weight):
         def bw(g):
+            if STATE.enabled:  # create_graph: the gradients as recorded convolutions (double backward)
+                return differentiable_grads(g, x, weight, pads, stride, dilation, groups)
             gx = gw = None
             if x.requires_grad:
                 gx = wrap(im2col_grad_input(g, xs, weight, *geo) if gx_k == "im2col" else
@@ -85,6 +87,69 @@ def conv2d(x, weight, pad_mode, pad, stride, dilation, groups):
         record("ConvolutionBackward0", out, (x, weight), bw, saved=(x, weight))
     return out
 
+
+
+def _pad_dim(t, dim, before, after):
+    """``t`` with ``before``/``after`` zeros added along ``dim`` (a negative count crops instead)."""
+    from .creation import zeros
+    from .shape import cat, narrow
+    if before < 0 or after < 0:
+        n = t.shape[dim]
+        t = narrow(t, dim, max(0, -before), n - max(0, -before) - max(0, -after))
+        before, after = max(0, before), max(0, after)
+    parts = []
+    for k in (before, None, after):
+        if k is None:
+            parts.append(t)
+        elif k:
+            parts.append(zeros(tuple(t.shape[:dim]) + (k,) + tuple(t.shape[dim + 1:]), dtype=t.dtype))
+    return cat(parts, dim) if len(parts) > 1 else t
+
+
+def _zero_stuffed(t, dim, s):
+    """``s - 1`` zeros between neighbours along ``dim`` (a strided convolution's output gradient
+    laid out on the stride-1 grid)."""
+    from .creation import zeros_like
+    from .shape import narrow, reshape, stack
+    if s == 1:
+        return t
+    n = t.shape[dim]
+    z = zeros_like(t)
+    spread = reshape(stack([t] + [z] * (s - 1), dim + 1), tuple(t.shape[:dim]) + (n * s,) + tuple(t.shape[dim + 1:]))
+    return narrow(spread, dim, 0, (n - 1) * s + 1)
+
+
+def differentiable_grads(g, x, weight, pads, stride, dilation, groups):
+    """The input and weight gradients of ``conv2d(x, weight)`` for the output gradient ``g``, each
+    computed as a convolution this module records, so their own gradients exist (to any order):
+
+    * input: ``g`` spread onto the stride-1 grid, padded by ``dilation * (k - 1) - pad``, convolved
+      with the weight flipped in space and with its in/out channels swapped per group;
+    * weight: the padded input, batch and channel axes swapped, convolved with ``g`` (batch and
+      channel swapped) as the kernel, ``stride`` and ``dilation`` exchanging roles, then cropped to
+      the kernel's size."""
+    from .shape import flip, narrow, permute, reshape
+    N, C, H, W = x.shape
+    O, Cg, KH, KW = weight.shape
+    G, Og = groups, O // groups
+    OH, OW = g.shape[2], g.shape[3]
+    gx = gw = None
+    if x.requires_grad:
+        gz = _zero_stuffed(_zero_stuffed(g, 2, stride[0]), 3, stride[1])
+        for dim, k, d, p, n in ((2, KH, dilation[0], pads[0], H), (3, KW, dilation[1], pads[2], W)):
+            before = d * (k - 1) - p
+            gz = _pad_dim(gz, dim, before, n + d * (k - 1) - before - gz.shape[dim])
+        wt = flip(reshape(permute(reshape(weight, (G, Og, Cg, KH, KW)), (0, 2, 1, 3, 4)), (G * Cg, Og, KH, KW)),
+                  (2, 3))
+        gx = conv2d(gz, wt, "valid", 0, (1, 1), dilation, G)
+    if weight.requires_grad:
+        xp = _pad_dim(_pad_dim(x, 2, pads[0], pads[1]), 3, pads[2], pads[3])
+        Hp, Wp = xp.shape[2], xp.shape[3]
+        xr = reshape(permute(reshape(xp, (N, G, Cg, Hp, Wp)), (2, 1, 0, 3, 4)), (Cg, G * N, Hp, Wp))
+        gr = reshape(permute(reshape(g, (N, G, Og, OH, OW)), (1, 2, 0, 3, 4)), (G * Og, N, OH, OW))
+        full = conv2d(xr, gr, "valid", 0, tuple(dilation), tuple(stride), G)
+        gw = permute(narrow(narrow(full, 2, 0, KH), 3, 0, KW), (1, 0, 2, 3))
+    return gx, gw
 
 
 def conv2d_geometry(in_hw, kernel, pad_mode, pad, stride, dilation):

@@ -10,6 +10,7 @@ from .. import _dtype as D
 from .._core import K, TensorPy, wrap
 from .. import _core
 from ...graph import capture as _graph_capture
+from .._device import refuse_meta
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace",
@@ -114,6 +115,8 @@ def ms_from_numpy(arr):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """msnb implementation of ``torch.tensor``: always copies ``data``."""
     from .._tensor import Tensor
+    if device is not None:
+        refuse_meta(device)
 
     if isinstance(data, Tensor):
         out = data.detach().clone()
@@ -182,11 +185,14 @@ def sizes_or_keyword(args, kw, name, fn):
 
 
 def size_keyword(fn):
-    """``torch.zeros(size=(2, 3))``: PyTorch also takes the size as a keyword."""
+    """``torch.zeros(size=(2, 3))``: PyTorch also takes the size as a keyword (and ``device="meta"``
+    is refused, see ``_device.refuse_meta``)."""
     import functools
 
     @functools.wraps(fn)
     def wrapper(*size, **kwargs):
+        if kwargs.get("device") is not None:
+            refuse_meta(kwargs["device"])
         if "size" in kwargs:
             if size:
                 raise TypeError(f"{fn.__name__}() got multiple values for argument 'size'")
@@ -221,6 +227,7 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """msnb implementation of ``torch.full`` (dtype inferred from ``fill_value``)."""
+    refuse_meta(device)
     if isinstance(fill_value, TensorPy):
         fill_value = fill_value.item()
     if dtype is None:
@@ -236,19 +243,23 @@ def _like(x, value, dtype, requires_grad):
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    refuse_meta(device)
     return _like(input, 0, dtype, requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    refuse_meta(device)
     return _like(input, 1, dtype, requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    refuse_meta(device)
     return _like(input, 0, dtype, requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    refuse_meta(device)
     return _like(input, fill_value, dtype, requires_grad)
 
 
@@ -259,6 +270,7 @@ def _num(x):
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """msnb implementation of ``torch.arange``: ``arange(5)``, ``arange(1, 5)``, ``arange(0, 1, .1)``."""
+    refuse_meta(device)
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
@@ -316,6 +328,10 @@ def _steps_check(name, start, end, steps):
                         f"(Number start, Number end, int steps, ...)")
     if int(steps) < 0:
         raise RuntimeError("number of steps must be non-negative")
+    bad = [f"{what} with {v.ndim} dimension(s)" for what, v in (("start", start), ("end", end))
+           if isinstance(v, TensorPy) and v.ndim != 0]
+    if bad:
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {' and '.join(bad)}.")
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):

@@ -188,8 +188,9 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     side = -2 if left else -1
     if other.shape[side] != m:
         raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2]")
-    if tau.shape[-1] > min(m, input.shape[-1]) and tau.shape[-1] > input.shape[-1]:
-        raise RuntimeError("torch.ormqr: tau.shape[-1] must be less than or equal to input.shape[-1]")
+    if tau.shape[-1] > min(other.shape[side], input.shape[-1]):
+        raise RuntimeError(f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{side}], "
+                           "input.shape[-1])")
     if other.numel() == 0:
         return tied_to(other * 0, input, tau)
     Q = _reflectors(input, tau, m, "ormqr")

@@ -323,6 +323,26 @@ def _same_rank(input, index, what):
         raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} tensor")
 
 
+def _index_sizes(input, d, index, src=None):
+    """PyTorch's size checks of gather / scatter: the index no larger than the input apart from
+    ``dim`` (and, in scatter, a tensor ``src`` of the index's rank and at least its size)."""
+    if isinstance(src, TensorPy) and src.ndim and index.ndim and src.ndim != index.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    if not index.ndim or not input.ndim or index.numel() == 0:
+        return
+    si, sx = list(index.shape), list(input.shape)
+    over_self = [i for i in range(len(si)) if i != d and si[i] > sx[i]]
+    if not isinstance(src, TensorPy):
+        if over_self:
+            raise RuntimeError(f"Size does not match at dimension {over_self[0]} expected index {si} to be no "
+                               f"larger than self {sx} apart from dimension {d}")
+        return
+    ss = list(src.shape)
+    if over_self or (src.ndim and any(a > b for a, b in zip(si, ss))):
+        raise RuntimeError(f"Expected index {si} to be no larger than self {sx} apart from dimension {d} and to be "
+                           f"no larger size than src {ss}")
+
+
 def _same_dtype(input, src):
     if isinstance(src, TensorPy) and src.dtype is not input.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
@@ -336,6 +356,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
         return _core.write_out(out, gather(input, dim, index, sparse_grad=sparse_grad))
     d = dims_of(input, dim)[0]
     _same_rank(input, index, "input")
+    _index_sizes(input, d, index)
     _check_index(index, "gather(): Expected dtype int32/int64 for index")
     idx = cast(index, D.int64)
     check_in_bounds(idx, input.shape[d] if input.ndim else 1, d)
@@ -388,6 +409,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
     _same_dtype(input, src)
+    _index_sizes(input, d, index, src if src is not None else value)
     _same_rank(input, index, "self")
     idx = cast(index, D.int64)
     check_in_bounds(idx, input.shape[d] if input.ndim else 1, d)
@@ -418,6 +440,7 @@ def scatter_add(input, dim, index, src):
     from .reduction import dims_of
     d = dims_of(input, dim)[0]
     _same_dtype(input, src)
+    _index_sizes(input, d, index, src if src is not None else value)
     _same_rank(input, index, "self")
     idx = cast(index, D.int64)
     check_in_bounds(idx, input.shape[d] if input.ndim else 1, d)

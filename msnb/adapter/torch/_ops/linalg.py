@@ -87,6 +87,10 @@ def dot(input, other):
     if input.dtype is not other.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {D._name_of(input.dtype)} "
                            f"and {D._name_of(other.dtype)}")
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] "
+                           f"to have the same number of elements, but got {input.shape[0]} and {other.shape[0]} "
+                           "elements respectively")
     return name_node((input * other).sum(), "DotBackward0", input, other)
 
 
@@ -152,6 +156,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 def trace(input):
     from .shape import diag
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     return diag(input).sum()
 
 

@@ -37,13 +37,9 @@ def _stats(x, dims, eps):
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """msnb implementation of ``torch.native_layer_norm``: ``(output, mean, rstd)``."""
+    from ..nn.functional import _check_normalized_shape
     k = len(normalized_shape)
-    if k == 0:
-        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
-                           f"element, but got normalized_shape = {list(normalized_shape)}")
-    if tuple(input.shape[input.ndim - k:]) != tuple(normalized_shape):
-        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
-                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    _check_normalized_shape(input, tuple(normalized_shape), weight, bias)
     dims = tuple(range(input.ndim - k, input.ndim))
     if input.numel() == 0:
         shape = tuple(input.shape[:input.ndim - k]) + (1,) * k
@@ -129,9 +125,15 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
                    pin_memory=False):
     """msnb implementation of ``torch.empty_permuted`` (contiguous and zero-filled: msnb has one layout)."""
     size = size_args((size,))
-    if sorted(physical_layout) != list(range(len(size))):
-        raise RuntimeError(f"Dimension mismatch or invalid permutation: physical_layout {list(physical_layout)} "
-                           f"for size {list(size)}")
+    if len(size) != len(physical_layout):
+        raise RuntimeError("Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(physical_layout)}")
+    for i, d in enumerate(physical_layout):
+        if not 0 <= d < len(size):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {len(size) - 1}, but got {d} "
+                               f"at index {i}).  NB: negative dims not currently supported; file an issue if you want it.")
+    if len(set(physical_layout)) != len(physical_layout):
+        raise RuntimeError("Duplicate dim not allowed")
     return zeros(size, dtype=dtype, requires_grad=requires_grad)
 
 

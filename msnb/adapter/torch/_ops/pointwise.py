@@ -281,7 +281,7 @@ def _div(input, other, out=None):
         rt = D.get_default_dtype()
         a = cast(a, rt) if isinstance(a, TensorPy) else float(a)
         b = cast(b, rt) if isinstance(b, TensorPy) else float(b)
-    res = _call2(K.div, a, b, rt)
+    res = _call2(K.true_div, a, b, rt)
     if needs_grad(a, b):
         sa, sb = _shape(a), _shape(b)
         record("DivBackward0", res, (a, b),
@@ -294,7 +294,7 @@ def _div(input, other, out=None):
 _add2 = one_step("add", _add)
 _sub2 = one_step("sub", _sub)
 _mul2 = one_step("mul", _mul)
-_div2 = one_step("div", _div, _F)
+_div2 = one_step("true_div", _div, _F)
 
 
 def _bad_mode(m):
@@ -455,14 +455,14 @@ reciprocal = _unary("ReciprocalBackward0", "reciprocal", lambda g, x, y: neg(mul
 
 
 def _relu_grad(g, x, y):
-    """``g`` where relu's output ``y`` is > 0, else 0.  Outside a double backward (nothing
-    records) a float16/32/64 gradient of ``y``'s dtype and shape is MindSpore's ReluGrad, one
-    kernel instead of three, which also gives PyTorch's 0 (not NaN) for a NaN or infinite
-    ``g`` where ``y`` <= 0; ``y`` NaN gives 0 either way (PyTorch passes ``g`` there)."""
+    """``g`` where relu's output ``y`` is not 0, else 0 (PyTorch's threshold_backward: a NaN
+    output passes ``g``).  Outside a double backward (nothing records) a float16/32/64 ``g`` of
+    ``y``'s dtype and shape takes ``K.relu_grad`` (two kernels instead of three, which also
+    gives PyTorch's 0, not NaN, for a NaN or infinite ``g`` where ``y`` is 0)."""
     dt = g.dtype
     if not _STATE.enabled and type(dt) in _F_T and y.dtype is dt and g.shape == y.shape:
         return meta(wrap(K.relu_grad(g, y)), dt, shape_of(g))
-    return mul(g, cast(gt(y, 0), dt))
+    return mul(g, cast(ne(y, 0), dt))
 
 
 relu = _unary("ReluBackward0", "relu", _relu_grad, float_only=False, keeps=_FIB, float_kname="relu_float")
@@ -608,8 +608,11 @@ def _select_grad(name, kname, pick_a):
             sa, sb = _shape(a), _shape(b)
 
             def bw(g):
-                wa = add(cast(pick_a(a, b), g.dtype), mul(cast(eq(a, b), g.dtype), 0.5))
-                wb = sub(1, wa)
+                # each side's weight: 1, less 1 where it loses, less 1/2 on a tie (as PyTorch's:
+                # a NaN neither wins nor loses nor ties, and both sides get the whole gradient)
+                half = mul(cast(eq(a, b), g.dtype), 0.5)
+                wa = sub(sub(1, cast(pick_a(b, a), g.dtype)), half)
+                wb = sub(sub(1, cast(pick_a(a, b), g.dtype)), half)
                 return sum_to(mul(g, wa), sa), sum_to(mul(g, wb), sb)
             record(name, res, (a, b), bw, saved=tuple(t for t in (a, b) if isinstance(t, TensorPy)))
         return write_out(out, res)
@@ -626,19 +629,15 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     x = input
     if isinstance(min, TensorPy) or isinstance(max, TensorPy):
-        # tensor bounds: differentiable with respect to the bounds too
-        res = x
-        if min is not None:
-            res = where(lt(res, min), min, res)
-        if max is not None:
-            res = where(gt(res, max), max, res)
-        return write_out(out, res)
+        return write_out(out, _clamp_tensor_bounds(x, min, max))
     res = x
     with _no_grad():
         if min is not None:
             res = maximum(res, min)
         if max is not None:
             res = minimum(res, max)
+        if any(isinstance(v, float) and math.isnan(v) for v in (min, max)):
+            res = mul(res, math.nan)  # a NaN bound makes every element NaN, as in PyTorch
     res = wrap(K.identity(res)) if res is x else res
     if not x.dtype.is_floating_point and res.dtype is not x.dtype and not (
             isinstance(min, float) or isinstance(max, float)):
@@ -657,6 +656,29 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
 
 
 clip = clamp
+
+
+def _clamp_tensor_bounds(x, lo, hi):
+    """``clamp`` with a tensor bound: ``minimum(maximum(x, lo), hi)`` (NaN anywhere gives NaN, as
+    in PyTorch), differentiable in ``x`` and the bounds with PyTorch's masks (``ClampBackward0``:
+    an element whose comparisons are all false, a NaN, passes no gradient to any of them)."""
+    with _no_grad():
+        res = x if lo is None else maximum(x, lo)
+        res = res if hi is None else minimum(res, hi)
+    if needs_grad(x, lo, hi):
+        def bw(g):
+            zero = 0.0
+            if lo is not None and hi is not None:
+                gx = where(logical_and(ge(x, lo), le(x, hi)), g, zero)
+                glo = where(logical_and(lt(x, lo), lt(lo, hi)), g, zero)
+                ghi = where(logical_or(gt(x, hi), lt(hi, lo)), g, zero)
+            elif lo is not None:
+                gx, glo, ghi = where(ge(x, lo), g, zero), where(lt(x, lo), g, zero), None
+            else:
+                gx, glo, ghi = where(le(x, hi), g, zero), None, where(gt(x, hi), g, zero)
+            return tuple(sum_to(gr, _shape(t)) if _rg(t) else None for gr, t in ((gx, x), (glo, lo), (ghi, hi)))
+        record("ClampBackward0", res, (x, lo, hi), bw, saved=tuple(t for t in (x, lo, hi) if isinstance(t, TensorPy)))
+    return res
 
 
 def _no_grad():

@@ -15,7 +15,7 @@ from ...graph import capture as _graph_capture
 from .. import _dtype as D
 from .._core import TensorPy, inplace
 from . import sampling as S
-from .creation import _finish, size_args, size_keyword
+from .creation import _finish, refuse_meta, size_args, size_keyword
 from .generator import Generator, default_generator
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
@@ -111,6 +111,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
             device=None, requires_grad=False):
     """msnb implementation of ``torch.randint``: ``randint(10, (2, 2))`` and ``randint(0, 10, (2, 2))``."""
+    refuse_meta(device)
     if size is None:
         if isinstance(high, (tuple, list)) or hasattr(high, "__len__"):
             low, high, size = 0, low, high
@@ -204,6 +205,14 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     if not replacement and num_samples > probs.shape[-1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if probs.shape[-1] > 2 ** 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    if replacement and num_samples > 1:  # PyTorch's sampler by cumulative sums checks entry by entry
+        bad = ~(probs >= 0) | ~np.isfinite(probs)
+        if bad.any():
+            first = probs.reshape(-1)[np.argmax(bad.reshape(-1))]
+            what = "< 0" if not first >= 0 else "= infinity or NaN"
+            raise RuntimeError(f"invalid multinomial distribution (encountering probability entry {what})")
     if not np.isfinite(probs).all() or (probs < 0).any():
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if (probs.reshape(-1, probs.shape[-1]).sum(-1) == 0).any():
@@ -221,18 +230,19 @@ def poisson(input, generator=None):
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return rand(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return rand(tuple(input.shape), dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return randn(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return randn(tuple(input.shape), dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
                  memory_format=None):
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device,
+                   requires_grad=requires_grad)
 
 
 # in-place samplers (Tensor methods) ------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins as _b
+import math
 
 from .. import return_types
 from .. import _core, _dtype as D
@@ -106,8 +107,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """msnb implementation of ``torch.mean``."""
     x = input if dtype is None else cast(input, dtype)
     if not x.dtype.is_floating_point and not x.dtype.is_complex:
-        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {repr(x.dtype).split('.')[-1].capitalize()}")
+        which = "Input" if dtype is None else "Optional"
+        raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either a "
+                           f"floating point or complex dtype. Got: {D._name_of(x.dtype)}")
     dims = dims_of(x, dim)
     n = 1
     for d in dims if x.ndim else ():
@@ -178,11 +180,20 @@ def _amaxmin(kname, name, input, dim, keepdim):
                                "Specify the reduction dim with the 'dim' argument.")
         raise IndexError(f"{op}(): Expected reduction dim {dims[0]} to have non-zero size.")
     res = wrap(getattr(K, kname)(x, dims, keepdim)) if x.ndim else wrap(K.identity(x))
+    if x.ndim and x.dtype.is_floating_point:
+        # MindSpore's ReduceMax / ReduceMin skip a NaN unless it comes first; PyTorch's propagate it
+        res = P.where(wrap(K.any(K.isnan(x), dims, keepdim)), math.nan, res)
     if needs_grad(x):
         shp = tuple(x.shape)
 
         def bw(g):
-            mask = cast(P.eq(x, _expand_back(res, shp, dims, keepdim)), g.dtype)
+            r = _expand_back(res, shp, dims, keepdim)
+            hit = P.eq(x, r)
+            if name != "AmaxBackward0" and name != "AminBackward0" and x.dtype.is_floating_point:
+                # max() / min(): a NaN result's gradient is shared by the NaNs (PyTorch's
+                # evenly_distribute_backward); amax / amin's is NaN, as its mask is then empty
+                hit = P.logical_or(hit, P.logical_and(P.isnan(x), P.isnan(r)))
+            mask = cast(hit, g.dtype)
             cnt = _expand_back(sum(mask, dims, keepdim=True), shp, dims, True)
             return (P.div(P.mul(_expand_back(g, shp, dims, keepdim), mask), cnt),)
         record(name, res, (x,), bw, saved=(x,))
@@ -218,10 +229,16 @@ def _max_min(kname, result_cls, name, input, dim, keepdim, other):
         return result_cls(cast(vals, D.bool), idx)
     x = input
     d = dims_of(x, dim)[0]
+    if x.numel() == 0 and x.ndim:  # MindSpore's arg kernels fail on empty input; PyTorch's result is empty
+        if x.shape[d] == 0:
+            raise IndexError(f"{kname[1:]}(): Expected reduction dim {d} to have non-zero size.")
+        return result_cls(_amaxmin(kname, name[:-1] + "0", x, d, keepdim), _arg_extreme("arg" + kname[1:], x, d, keepdim))
     idx = wrap(getattr(K, "argmax" if kname == "amax" else "argmin")(x, d, keepdim)) if x.ndim else \
         wrap(K.zeros((), D.int64))
     if idx.dtype is not D.int64:
         idx = cast(idx, D.int64)
+    if x.ndim and x.dtype.is_floating_point:
+        idx = _nan_wins(x, d, keepdim, idx)
     vals = gather(x, d, idx if keepdim else idx.unsqueeze(d))
     if not keepdim and x.ndim:
         vals = vals.squeeze(d)
@@ -266,11 +283,15 @@ def _arg_extreme(kname, input, dim, keepdim):
             del shape[d]
         return zeros(shape, dtype=D.int64)
     idx = cast(wrap(getattr(K, kname)(x, d, keepdim)), D.int64)
-    if x.dtype.is_floating_point:
-        nan = P.isnan(x)
-        first_nan = cast(wrap(K.argmax(cast(nan, D.int32), d, keepdim)), D.int64)
-        idx = P.where(wrap(K.any(nan, (d,), keepdim)), first_nan, idx)
-    return idx
+    return _nan_wins(x, d, keepdim, idx) if x.dtype.is_floating_point else idx
+
+
+def _nan_wins(x, d, keepdim, idx):
+    """``idx`` (int64 argmax / argmin of ``x`` along ``d``) with the first NaN's index where a
+    row holds one: PyTorch counts NaN as the extreme, MindSpore's kernels skip it."""
+    nan = P.isnan(x)
+    first_nan = cast(wrap(K.argmax(cast(nan, D.int32), d, keepdim)), D.int64)
+    return P.where(wrap(K.any(nan, (d,), keepdim)), first_nan, idx)
 
 
 def argmax(input, dim=None, keepdim=False):

@@ -33,6 +33,9 @@ def _infer(shape, numel):
         if s != -1:
             known *= s
     if neg:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                               "unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape[neg[0]] = numel // known
@@ -518,8 +521,15 @@ def chunk(input, chunks, dim=0):
     return split(input, size, d)
 
 
+def _no_dims(input, dim):
+    """PyTorch's error for a dim (accepted by the wrap) of a 0-d tensor that the op must index."""
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+
+
 def unbind(input, dim=0):
     d = dims_of(input, dim)[0]
+    _no_dims(input, dim)
     return name_node(tuple(select(input, d, i) for i in range(input.shape[d])), "UnbindBackward0", input)
 
 
@@ -533,15 +543,22 @@ def flip(input, dims):
 
 def roll(input, shifts, dims=None):
     if dims is None:
+        if isinstance(shifts, (tuple, list)) and len(shifts) != 1:
+            raise RuntimeError("`shifts` required" if not shifts else
+                               f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         if input.numel() == 0:
             return clone(input)
         return view(roll(reshape(input, (-1,)), shifts, 0), tuple(input.shape))
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     x = input
+    if not shifts:
+        raise RuntimeError("`shifts` required")
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     for s, d in zip(shifts, dims):
+        d = dims_of(x, d)[0]
+        _no_dims(x, d)
         n = x.shape[d]
         if n == 0:
             continue

@@ -152,6 +152,8 @@ def _full_like_slice(x, d, v):
 
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """msnb implementation of ``torch.gradient`` (uniform spacing: a number, or one per dimension)."""
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
     dims = [R.dims_of(input, k)[0] for k in dims]
     R.dims_of(input, dims)  # a dim named twice is refused, as in PyTorch
@@ -317,6 +319,10 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     if out is not None:
         for o in out:
             D.check_out_dtype(o, input.dtype)
+    if dim is None and input.numel() == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.")
+    if dim is not None and input.ndim and input.shape[R.dims_of(input, dim)[0]] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {R.dims_of(input, dim)[0]} to have non-zero size.")
     if dim is None:
         res = _MinMax(R.amin(input), R.amax(input)) if not keepdim else \
             _MinMax(R.amin(input, tuple(range(input.ndim)), True), R.amax(input, tuple(range(input.ndim)), True))

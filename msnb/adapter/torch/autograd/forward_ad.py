@@ -121,6 +121,68 @@ def unpack_dual(tensor, *, level=None):
     return UnpackedDualTensor(_primal(tensor, duals), Unwrapper(own, grad_mode.STATE.enabled)(row[0]))
 
 
+def tangents_into(args):
+    """Each argument's tangent at the innermost level (zeros for a tensor no dual reaches, None for a
+    non-tensor), or None when no argument carries one: a custom Function's ``jvp`` receives them."""
+    from .._ops.creation import zeros_like
+    if not _LEVELS or not _LEVELS[-1]["duals"]:
+        return None
+    found, out = False, []
+    for a in args:
+        if not isinstance(a, Tensor):
+            out.append(None)
+            continue
+        t = unpack_dual(a).tangent
+        found = found or t is not None
+        out.append(t if t is not None else zeros_like(a.detach()))
+    return out if found else None
+
+
+def apply_with_jvp(cls, args, kwargs, tangents):
+    """``cls.apply(*args)`` for a custom Function some of whose inputs are dual tensors: forward runs
+    with grad recording off, as always (the count of grad-off blocks forward AD watches is left as
+    it was: the tangent comes from the Function's own ``jvp``, not from what forward computes), and
+    each output becomes a dual tensor whose tangent is what ``jvp(ctx, *input_tangents)`` returns.
+
+    Partial: the outputs carry no reverse-mode node (PyTorch records one when an input requires
+    grad outside forward AD as well)."""
+    from .function import Function, FunctionCtx
+    if getattr(cls, "jvp", Function.jvp) is Function.jvp:
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD.")
+    lv = _LEVELS[-1]
+    primals = [_primal(a, lv["duals"]) if isinstance(a, Tensor) else a for a in args]
+    ctx = FunctionCtx()
+    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+    seen = grad_mode.GRAD_OFF_SEEN[0]
+    try:
+        with grad_mode.no_grad():
+            if cls.setup_context is not Function.setup_context:
+                out = cls.forward(*primals, **kwargs)
+                cls.setup_context(ctx, tuple(primals), out)
+            else:
+                out = cls.forward(ctx, *primals, **kwargs)
+            tan = cls.jvp(ctx, *tangents)
+    finally:
+        grad_mode.GRAD_OFF_SEEN[0] = seen
+    multi = isinstance(out, tuple)
+    outs, tans = (list(out), list(tan) if isinstance(tan, tuple) else [tan]) if multi else ([out], [tan])
+    if len(tans) != len(outs):
+        raise RuntimeError(f"{cls.__name__}.jvp returned an incorrect number of tangents (expected {len(outs)}, "
+                           f"got {len(tans)})")
+    res = []
+    for o, t in zip(outs, tans):
+        if isinstance(o, Tensor) and t is not None and id(o) not in ctx._non_diff:
+            if tuple(t.shape) != tuple(o.shape):
+                raise RuntimeError(f"Function {cls.__name__}.jvp returned an invalid tangent: expected shape "
+                                   f"{list(o.shape)} but got {list(t.shape)}")
+            with grad_mode.enable_grad():
+                o = o.detach().requires_grad_(True)
+            lv["duals"].append((o, t.detach() if t.requires_grad else t))
+        res.append(o)
+    return tuple(res) if multi else res[0]
+
+
 def _primal(t, duals):
     from ..func._transforms import Unwrapper
     own = {id(d) for d, _ in duals if d._grad_fn is None}

@@ -5,6 +5,7 @@ whose backward calls the user's ``backward`` with the context."""
 
 from __future__ import annotations
 
+from . import grad_mode
 from .grad_mode import STATE, no_grad
 from .graph import record
 
@@ -90,21 +91,32 @@ class Function(metaclass=_FunctionMeta):
     def setup_context(ctx, inputs, output):
         return None
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         from .._tensor import Tensor
         from .._core import wrap, K
 
         _check_transforms(cls)
+        from . import forward_ad
+        duals = forward_ad.tangents_into(args) if grad_mode.FORWARD_AD_LEVELS[0] else None
+        if duals is not None:
+            return forward_ad.apply_with_jvp(cls, args, kwargs, duals)
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx._records = STATE.enabled and any(ctx.needs_input_grad)  # saved tensors are packed only then
+        seen = grad_mode.GRAD_OFF_SEEN[0]  # no input is a dual tensor: forward's no-grad block carries no tangent
         with no_grad():
             if cls.setup_context is not Function.setup_context:
                 out = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, out)
             else:
                 out = cls.forward(ctx, *args, **kwargs)
+        grad_mode.GRAD_OFF_SEEN[0] = seen
         if not (STATE.enabled and any(ctx.needs_input_grad)):
             return out
         multi = isinstance(out, tuple)

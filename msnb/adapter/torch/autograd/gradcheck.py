@@ -8,7 +8,9 @@ the numerical Jacobian; the analytical one comes from one
 PyTorch's) names the output and input and prints both Jacobians, or the call returns
 False with ``raise_exception=False``.  ``fast_mode`` runs the same full check (PyTorch's
 fast mode checks a random projection of it: a weaker test with the same verdict on a
-correct backward).  The batched-gradient and sparse/complex variants are not run.
+correct backward).  ``check_forward_ad`` also checks forward-mode AD (one dual-tensor call per
+input element; a custom Function's ``jvp``), ``check_backward_ad=False`` skips the backward
+check.  The batched-gradient and sparse/complex variants are not run.
 """
 
 from __future__ import annotations
@@ -110,17 +112,47 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                           "This check will likely fail if all the inputs are not of double precision floating point "
                           "or complex. ", stacklevel=2)
     outputs = _tensors(func(*inputs))
-    analytical = _analytical(outputs, diff, inputs)
+    checks = []
+    if check_backward_ad:
+        checks.append(("", _analytical(outputs, diff, inputs)))
+    if check_forward_ad:
+        checks.append(("forward AD ", _forward(func, outputs, diff, inputs)))
     for q, j in enumerate(diff):
         numerical = _numerical(func, inputs, j, outputs, eps)
-        for i, num in enumerate(numerical):
-            ana = analytical[i][q]
-            if not bool(((ana - num).abs() <= atol + rtol * num.abs()).all()):
-                if not raise_exception:
-                    return False
-                raise GradcheckError(f"Jacobian mismatch for output {i} with respect to input {j},\n"
-                                     f"numerical:{num}\nanalytical:{ana}\n")
+        for what, analytical in checks:
+            for i, num in enumerate(numerical):
+                ana = analytical[i][q]
+                if not bool(((ana - num).abs() <= atol + rtol * num.abs()).all()):
+                    if not raise_exception:
+                        return False
+                    raise GradcheckError(f"Jacobian {what}mismatch for output {i} with respect to input {j},\n"
+                                         f"numerical:{num}\nanalytical:{ana}\n")
     return True
+
+
+def _forward(func, outputs, diff, inputs):
+    """The analytical Jacobians as ``_analytical`` lays them out, from forward-mode AD: one call of
+    ``func`` on dual inputs per input element (its tangent a one-hot, the other inputs' zero)."""
+    from .._ops.creation import zeros, zeros_like
+    from .._ops.shape import stack
+    from . import forward_ad as fw
+    from .. import float64
+    res = [[[] for _ in diff] for _ in outputs]
+    for q, j in enumerate(diff):
+        for k in range(inputs[j].numel()):
+            with fw.dual_level():
+                args = list(inputs)
+                for p in diff:
+                    tangent = zeros_like(inputs[p].detach())
+                    if p == j:
+                        tangent.view(-1)[k] = 1
+                    args[p] = fw.make_dual(inputs[p], tangent)
+                outs = _tensors(func(*args))
+                for i, o in enumerate(outs):
+                    t = fw.unpack_dual(o).tangent
+                    res[i][q].append(_flat(t) if t is not None else zeros(o.numel(), dtype=float64))
+    return [[stack(c) if c else zeros((0, outputs[i].numel()), dtype=float64) for c in per]
+            for i, per in enumerate(res)]
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,

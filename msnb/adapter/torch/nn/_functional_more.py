@@ -82,7 +82,7 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-y x))``."""
-    return _reduce(_F().softplus(P.neg(P.mul(target, input))), reduction, size_average, reduce)
+    return _reduce(_F().softplus(P.neg(P.mul(input, target))), reduction, size_average, reduce)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -126,8 +126,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _check_triplet(anchor, positive, negative, margin)
     F = _F()
     d_pos = F.pairwise_distance(anchor, positive, p, eps)
     d_neg = F.pairwise_distance(anchor, negative, p, eps)
@@ -170,6 +169,16 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     return _reduce(loss, reduction, size_average, reduce)
 
 
+def _check_triplet(anchor, positive, negative, margin):
+    """PyTorch's checks of a triplet loss: a positive margin, three inputs of one rank."""
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+
+
 def _check_reduction(reduction, size_average, reduce):
     """A bad ``reduction`` name is PyTorch's ValueError before anything is computed."""
     if size_average is None and reduce is None and reduction not in ("mean", "sum", "none"):
@@ -193,9 +202,18 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("weight must be one-dimensional")
     _check_margin_input(input)
     x = input if input.ndim == 2 else input.reshape(1, -1)
-    y = target.reshape(-1)
     c = x.shape[1]
-    I.check_in_bounds(y, c, 1)
+    if target.ndim > 1 or target.numel() != x.shape[0]:
+        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{x.shape[0]}], but got "
+                           f"{list(target.shape)}. Input has shape {list(input.shape)}.")
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    if target.dtype is not D.int64:
+        raise RuntimeError(f"expected scalar type Long but found {D._name_of(target.dtype)}")
+    y = target.reshape(-1)
+    if y.numel() and bool(Rd.any(P.logical_or(P.lt(y, 0), P.ge(y, c)))):
+        raise RuntimeError("target out of range")
     xy = I.gather(x, 1, y.unsqueeze(1))
     m = P.clamp(P.add(P.sub(margin, xy), x), min=0)
     if p == 2:
@@ -219,6 +237,10 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     _check_margin_input(input)
     x = input if input.ndim == 2 else input.reshape(1, -1)
     C = x.shape[1]
+    want = (C,) if input.ndim < 2 else tuple(x.shape)
+    if tuple(target.shape) != want and not (input.ndim < 2 and target.ndim == 0 and C == 1):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
     y = target.reshape(x.shape[0], -1) if target.ndim else target.reshape(1, 1)
     if tuple(y.shape) != tuple(x.shape):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
@@ -243,8 +265,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
                                       swap=False, reduction="mean"):
     """``max(d(a, p) - d(a, n) + margin, 0)`` with ``distance_function`` (default: pairwise distance)."""
     F = _F()
-    if margin <= 0:
-        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead")
+    _check_triplet(anchor, positive, negative, margin)
     dist = distance_function if distance_function is not None else F.pairwise_distance
     d_pos = dist(anchor, positive)
     d_neg = dist(anchor, negative)

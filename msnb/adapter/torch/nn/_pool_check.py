@@ -50,19 +50,56 @@ def exact_sizes(value, n, name, what):
     return tuple(value)
 
 
-def _positive(vals, name, what):
-    if any(v <= 0 for v in vals):
-        raise RuntimeError(f"{name}: {what} must be greater than zero, but got {what}={list(vals)}")
+def _window_args(name, ks, st, dl):
+    """Kernel, stride and dilation all positive, refused with PyTorch's messages: ``max_pool1d``
+    names the argument; the other pools (``avg_pool1d`` and LP pooling run as 2-d average pools
+    of height 1) refuse a zero stride (the kernel, by default) first, then list the values."""
+    if name == "max_pool1d":
+        for what, vals in (("kernel_size", ks), ("stride", st), ("dilation", dl)):
+            if vals[0] <= 0:
+                raise RuntimeError(f"max_pool1d() {what} must be greater than zero, but got {vals[0]}")
+        return
+    if len(ks) == 1:
+        ks, st, dl = (1,) + ks, (1,) + st, (1,) + dl
+    axes = ("T", "H", "W")[3 - len(ks):]
+    if 0 in st:
+        raise RuntimeError("stride should not be zero")
+    for what, short, vals in (("kernel size", "k", ks), ("stride", "d", st), ("dilation", "dilation", dl)):
+        if any(v <= 0 for v in vals):
+            got = " ".join(f"{short}{a}: {v}" for a, v in zip(axes, vals))
+            raise RuntimeError(f"{what} should be greater than zero, but got {got}")
 
 
 def check_input(input, n, name):
     """``input`` is ``(C, *spatial)`` or ``(N, C, *spatial)`` with ``n`` spatial dims, every dim but
-    the batch one non-empty (PyTorch allows only an empty batch)."""
+    the batch one non-empty (PyTorch allows only an empty batch); refused with the message of
+    PyTorch's kernel for ``name``."""
     nd = input.ndim
     shape = list(input.shape)
-    if nd not in (n + 1, n + 2) or any(s == 0 for s in shape[nd - n - 1:]):
-        raise RuntimeError(f"{name}: Expected {n + 1}D or {n + 2}D (batch mode) tensor with optional 0 dim "
-                           f"batch size for input, but got: {shape}")
+    rank_ok = nd in (n + 1, n + 2)
+    empty = rank_ok and any(s == 0 for s in shape[nd - n - 1:])
+    if rank_ok and not empty:
+        return
+    avg = not name.startswith("max")
+    if n == 1 and avg:  # avg_pool1d / lp_pool1d: PyTorch checks the rank, then pools in 2-d
+        if not rank_ok:
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {nd}-dimensional tensor for argument #1 "
+                               "'self' (while checking arguments for avg_pool1d)")
+        n, nd, shape = 2, nd + 1, shape[:-1] + [1] + shape[-1:]
+    if n == 2 and avg and nd < 3:  # avg_pool2d reads input.size(-3) first
+        if nd == 0:
+            raise IndexError("Dimension specified as -3 but tensor has no dimensions")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got -3)")
+    if n == 3 and empty:
+        where = "max_pool3d_with_indices_out_cpu_template" if not avg else "avg_pool3d"
+        first = next(i for i, s in enumerate(shape[nd - n - 1:]) if s == 0)
+        raise RuntimeError(f"{where}(): Expected input's non-batch dimensions to have positive length, but input "
+                           f"has a shape of {shape} and non-batch dimension {first} has length zero!")
+    if n > 1 and not rank_ok and (n == 3 or not avg):
+        raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input")
+    prefix = "max_pool1d: " if name == "max_pool1d" else ""
+    raise RuntimeError(f"{prefix}Expected {n + 1}D or {n + 2}D (batch mode) tensor with optional 0 dim "
+                       f"batch size for input, but got:{shape}")
 
 
 def output_length(L, k, s, p, d, ceil_mode):
@@ -83,9 +120,7 @@ def check_pool(name, input, n, kernel_size, stride=None, padding=0, dilation=1, 
     st = sizes(stride, n, name, "stride", optional=True) or ks
     pd = sizes(padding, n, name, "padding")
     dl = sizes(dilation, n, name, "dilation")
-    _positive(ks, name, "kernel_size")
-    _positive(st, name, "stride")
-    _positive(dl, name, "dilation")
+    _window_args(name, ks, st, dl)
     for p, k, d in zip(pd, ks, dl):
         if p < 0:
             raise RuntimeError(f"{name}: pad must be non-negative, but got pad: {p}")
@@ -98,9 +133,14 @@ def check_pool(name, input, n, kernel_size, stride=None, padding=0, dilation=1, 
     spatial = tuple(input.shape[-n:])
     out = tuple(output_length(L, k, s, p, d, ceil_mode) for L, k, s, p, d in zip(spatial, ks, st, pd, dl))
     if any(o < 1 for o in out):
-        lead = list(input.shape[-n - 1:-n])
+        if name == "max_pool1d":
+            raise RuntimeError(f"max_pool1d() Invalid computed output size: {min(out)}")
+        if name in ("avg_pool3d", "lp_pool3d") and any(L + 2 * p < k for L, p, k in zip(spatial, pd, ks)):
+            raise RuntimeError(f"input image (T: {spatial[0]} H: {spatial[1]} W: {spatial[2]}) smaller than kernel "
+                               f"size (kT: {ks[0]} kH: {ks[1]} kW: {ks[2]})")
+        lead = list(input.shape[-n - 1:-n]) + [1] * (n == 1)  # 1-d pools run as 2-d ones of height 1
         fmt = "x".join
-        raise RuntimeError(f"{name}: Given input size: ({fmt(str(v) for v in lead + list(spatial))}). Calculated "
+        raise RuntimeError(f"Given input size: ({fmt(str(v) for v in lead + list(spatial))}). Calculated "
                            f"output size: ({fmt(str(v) for v in lead + list(out))}). Output size is too small")
     return ks, st, pd, dl, out
 
@@ -116,6 +156,8 @@ def check_adaptive(name, input, n, output_size):
             if n == 1:
                 raise RuntimeError(f"{name}() argument 'output_size' should contain one int "
                                    f"(got {len(output_size)})")
+            if "max" in name:  # PyTorch's max kernels check it as an internal assertion
+                raise RuntimeError(f"{name}(): internal error: output_size.size() must be {n}")
             raise RuntimeError(f"{name}: output_size must be {n}")
         outs = tuple(output_size)
     else:
@@ -124,6 +166,9 @@ def check_adaptive(name, input, n, output_size):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got {list(input.shape)}")
     spatial = tuple(input.shape[-n:])
     outs = tuple(L if o is None else int(o) for o, L in zip(outs, spatial))
+    if any(o < 0 for o in outs) and "max" in name:  # the max kernels fail allocating their output
+        shape = list(input.shape[:-n]) + [1] * (n == 1) + list(outs)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(outs)}: {shape}")
     if any(o < 0 for o in outs):
         raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 but received "
                            f"{list(outs)}")

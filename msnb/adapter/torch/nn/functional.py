@@ -203,9 +203,15 @@ def _conv_pads(padding, n, weight, dilation, stride):
 def _check_conv_args(weight, bias, stride, padding, dilation, groups, n, input=None, what="bias"):
     """PyTorch's argument checks of a (transposed) convolution, made before MindSpore sees the
     call (its own errors are ValueErrors, or none: a zero dilation ran)."""
+    if weight.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
     if weight.ndim != n + 2:
-        raise RuntimeError(f"conv{n}d: expected a {n + 2}-dimensional weight, but got weight of size "
-                           f"{list(weight.shape)}")
+        if isinstance(padding, str) and input is not None and input.ndim != weight.ndim:
+            raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                               f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size "
+                               f"{list(input.shape)} instead")
+        raise RuntimeError(f"expected stride to be a single integer value or a list of {weight.ndim - 2} values to "
+                           f"match the convolution dimensions, but got stride={list(_ntuple(stride, n))}")
     if any(s <= 0 for s in _ntuple(stride, n)):
         raise RuntimeError("non-positive stride is not supported")
     if not isinstance(padding, str) and any(p < 0 for p in _ntuple(padding, n)):
@@ -214,6 +220,12 @@ def _check_conv_args(weight, bias, stride, padding, dilation, groups, n, input=N
         raise RuntimeError(f"dilation should be greater than zero, but got {list(_ntuple(dilation, n))}")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
+    if what == "bias" and weight.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {list(weight.shape)} instead")
+    if what == "bias" and weight.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{list(weight.shape)}] instead")
     if input is not None and bias is not None and bias.dtype != input.dtype:
         raise RuntimeError(f"Input type ({input.dtype}) and bias type ({bias.dtype}) should be the same")
     if input is not None and weight.dtype != input.dtype:
@@ -487,11 +499,21 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         raise ValueError("min_val cannot be greater than max_val")
     if not input.dtype.is_floating_point and not input.dtype.is_complex:  # bounds cast to the integer dtype
         min_val, max_val = int(min_val), int(max_val)
-    return input.clamp_(min_val, max_val) if inplace else P.clamp(input, min_val, max_val)
+    with no_grad():
+        out = P.clamp(input, min_val, max_val)
+    if needs_grad(input):
+        # PyTorch's mask leaves the bounds out, and a NaN in: the gradient of relu6 at 0 is 0 (the
+        # mask is taken now, before an in-place update overwrites the input)
+        with no_grad():
+            stop = P.logical_or(P.le(input, min_val), P.ge(input, max_val))
+        record("HardtanhBackward0", out, (input,), lambda g: (P.where(stop, 0.0, g),))
+    return _maybe_inplace(input, out, inplace)
 
 
+@_grad_fn_name("ThresholdBackward0")
 def threshold(input, threshold, value, inplace=False):
-    return _maybe_inplace(input, P.where(P.gt(input, threshold), input, value), inplace)
+    """``value`` where ``input <= threshold``, else ``input`` (a NaN stays, as in PyTorch)."""
+    return _maybe_inplace(input, P.where(P.le(input, threshold), value, input), inplace)
 
 
 @_grad_fn_name(_inplace_suffix("LeakyReluBackward", 2))
@@ -591,15 +613,21 @@ def tanhshrink(input):
     return P.sub(input, P.tanh(input))
 
 
+@_grad_fn_name("HardshrinkBackward0")
 def hardshrink(input, lambd=0.5):
-    return P.where(P.gt(P.abs(input), lambd), input, 0.0)
+    """0 inside ``[-lambd, lambd]``, else ``input`` (a NaN stays, as in PyTorch)."""
+    return P.where(P.logical_and(P.ge(input, -lambd), P.le(input, lambd)), 0.0, input)
 
 
+@_grad_fn_name("SoftshrinkBackward0")
 def softshrink(input, lambd=0.5):
     """msnb implementation of ``torch.nn.functional.softshrink`` (a negative ``lambd`` is PyTorch's error)."""
     if lambd < 0:
         raise RuntimeError(f"lambda must be in range [0, inf) for input dtype {input.dtype}, but found {lambd}")
-    return P.where(P.gt(input, lambd), P.sub(input, lambd), P.where(P.lt(input, -lambd), P.add(input, lambd), 0.0))
+    # inside [-lambd, lambd] 0, else input moved lambd towards 0; a NaN stays NaN and, as in PyTorch,
+    # passes the gradient
+    inside = P.logical_and(P.ge(input, -lambd), P.le(input, lambd))
+    return P.where(inside, 0.0, P.sub(input, P.where(P.lt(input, 0), -lambd, lambd)))
 
 
 @_grad_fn_name("GluBackward0")
@@ -1046,7 +1074,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """msnb implementation of ``torch.nn.functional.layer_norm``."""
     ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    _check_normalized_shape(input, ns, weight)
+    _check_normalized_shape(input, ns, weight, bias)
     dims = tuple(range(input.ndim - len(ns), input.ndim))
     mean = input.mean(dim=dims, keepdim=True)
     var = Rd.var(input, dims, keepdim=True, correction=0)
@@ -1058,15 +1086,16 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     return out
 
 
-def _check_normalized_shape(input, ns, weight):
+def _check_normalized_shape(input, ns, weight, bias=None):
     """PyTorch's checks of a normalization's ``normalized_shape``: not empty, the input's trailing
-    dims, and the weight's shape."""
+    dims, and the weight's and bias's shapes."""
     if len(ns) == 0:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
                            "one element, but got normalized_shape = []")
-    if weight is not None and tuple(weight.shape) != tuple(ns):
-        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
-                           f"{list(weight.shape)} and normalized_shape = {list(ns)}")
+    for what, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != tuple(ns):
+            raise RuntimeError(f"Expected {what} to be of same shape as normalized_shape, but got {what} of shape "
+                               f"{list(t.shape)} and normalized_shape = {list(ns)}")
     if input.ndim < len(ns) or tuple(input.shape[input.ndim - len(ns):]) != tuple(ns):
         raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [*, "
                            f"{', '.join(str(v) for v in ns)}], but got input of size {list(input.shape)}")

@@ -12,7 +12,7 @@ import mindspore as ms
 from .. import _core
 from .._tensor import Tensor
 
-__all__ = ["Parameter", "Buffer", "UninitializedParameter", "is_lazy"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 
 class Parameter(Tensor, ms.Parameter):
@@ -69,13 +69,8 @@ def _rebuild_parameter(arr, requires_grad, name):
 class UninitializedParameter(Parameter):
     """msnb implementation of ``torch.nn.UninitializedParameter``: the
     placeholder a lazy module holds until its first call gives it a shape.
-
-    Difference: MindSpore cannot change a Parameter's shape in place, so the
-    lazy module replaces the placeholder with a new ``Parameter`` at its first
-    call (PyTorch fills the same object).  An optimizer given the placeholder
-    (built before that call, as d2l's trainer does) swaps the new parameter in
-    at its next ``step``/``zero_grad``; other holders of the placeholder keep
-    the placeholder."""
+    ``materialize`` fills this same object and makes it a ``Parameter``, as in
+    PyTorch, so an optimizer or any other holder of it sees the real parameter."""
 
     cls_to_become = Parameter
 
@@ -87,9 +82,9 @@ class UninitializedParameter(Parameter):
         self.__dict__["_lazy_dtype"] = dtype
 
     def materialize(self, shape, device=None, dtype=None):
-        raise NotImplementedError("torch.nn.UninitializedParameter.materialize is not supported by msnb yet: "
-                                  "MindSpore cannot give a Parameter a new shape in place; lazy modules "
-                                  "replace their placeholders at their first call instead")
+        """Become a ``Parameter`` of ``shape`` (uninitialised values), in place."""
+        from ... import _ms
+        _materialize_placeholder(self, shape, dtype, _ms.refill_parameter)
 
     def __repr__(self):
         return "<UninitializedParameter>"
@@ -103,9 +98,50 @@ class UninitializedParameter(Parameter):
     numel = numpy = tolist = item = _unsupported
 
 
+class UninitializedBuffer(Tensor):
+    """msnb implementation of ``torch.nn.UninitializedBuffer``: the buffer placeholder a lazy
+    module (LazyBatchNorm's running statistics) holds until its first call; it refuses values
+    as ``UninitializedParameter`` does, and ``materialize`` makes it a tensor of the shape."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        from .._ops.creation import zeros
+        t = zeros(0, dtype=dtype)
+        t.__class__ = cls
+        t.__dict__["_lazy_dtype"] = dtype
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Become a tensor of ``shape`` (uninitialised values), in place."""
+        from ... import _ms
+        _materialize_placeholder(self, shape, dtype, _ms.set_data)
+
+    def __repr__(self):
+        return "<UninitializedBuffer>"
+
+    __str__ = __repr__
+    numel = numpy = tolist = item = UninitializedParameter._unsupported
+
+
+def _materialize_placeholder(p, shape, dtype, write):
+    """``p`` (a lazy placeholder) takes ``write(p, data)`` an uninitialised tensor of ``shape`` and
+    the placeholder's dtype (else ``dtype``, else the default), then becomes ``cls_to_become``."""
+    from .. import _dtype
+    from .._ops.creation import empty
+    if isinstance(shape, int):
+        shape = (shape,)
+    dtype = dtype or p.__dict__.pop("_lazy_dtype", None) or _dtype.get_default_dtype()
+    write(p, empty(*shape, dtype=dtype))
+    p.__class__ = p.cls_to_become
+
+
 def is_lazy(param) -> bool:
     """``torch.nn.parameter.is_lazy``."""
-    return isinstance(param, UninitializedParameter)
+    return isinstance(param, (UninitializedParameter, UninitializedBuffer))
 
 
 class Buffer(Tensor):

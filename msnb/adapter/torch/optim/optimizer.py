@@ -222,8 +222,6 @@ class Optimizer:
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(param))
             if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
-            if type(param).__name__ == "UninitializedParameter":
-                self.__dict__["_msnb_lazy"] = True  # resolved to the module's new parameter at its first call
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
@@ -244,31 +242,8 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     # --- gradients and steps ------------------------------------------------------
-    def _resolve_lazy(self):
-        """Swap each lazy module's placeholder for the parameter its first call made.
-
-        PyTorch materialises an ``UninitializedParameter`` in place; msnb's lazy
-        module makes a new Parameter (MindSpore keeps a Parameter's shape) and
-        leaves it on the placeholder, so an optimizer built before the dry run
-        (d2l's trainer does) updates the real parameter."""
-        pending = False
-        for group in self.param_groups:
-            params = group["params"]
-            for i, p in enumerate(params):
-                new = p.__dict__.get("_msnb_became") if type(p).__name__ == "UninitializedParameter" else None
-                if new is not None:
-                    params[i] = new
-                    if p in self.state:
-                        self.state[new] = self.state.pop(p)
-                elif new is None and type(p).__name__ == "UninitializedParameter":
-                    pending = True
-        if not pending:
-            self.__dict__.pop("_msnb_lazy", None)
-
     def zero_grad(self, set_to_none=True):
         """msnb implementation of ``Optimizer.zero_grad``: drop grads, or zero them in place."""
-        if self.__dict__.get("_msnb_lazy"):
-            self._resolve_lazy()
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is not None:
@@ -283,8 +258,6 @@ class Optimizer:
 
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the loss (grad enabled)."""
-        if self.__dict__.get("_msnb_lazy"):
-            self._resolve_lazy()
         for hook in list(self._optimizer_step_pre_hooks.values()):
             result = hook(self, (), {"closure": closure} if closure is not None else {})
             if result is not None:
@@ -322,8 +295,6 @@ class Optimizer:
         """PyTorch's format: ``state`` keyed by parameter index, ``param_groups`` with index lists.
 
         Like PyTorch, the per-parameter state dicts are the live ones (deep-copy to snapshot)."""
-        if self.__dict__.get("_msnb_lazy"):
-            self._resolve_lazy()
         mapping = {}
         start = 0
 

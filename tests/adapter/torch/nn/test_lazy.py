@@ -73,8 +73,8 @@ def test_lazy_model_trains_after_dry_run():
 @pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
 def test_optimizer_built_before_the_dry_run_trains_as_pytorch(opt_name):
     """d2l builds its optimizer from a lazy model's parameters before the first
-    forward pass; PyTorch fills the placeholders in place, msnb swaps the new
-    parameters into the optimizer: the same losses and weights as PyTorch."""
+    forward pass; both fill the placeholders in place, so the optimizer holds the
+    real parameters: the same losses and weights as PyTorch."""
     runs = []
     for lib in (real, mt):
         lib.manual_seed(0)
@@ -94,6 +94,49 @@ def test_optimizer_built_before_the_dry_run_trains_as_pytorch(opt_name):
     np.testing.assert_allclose(lm, lt, rtol=1e-5)
     np.testing.assert_allclose(wm, wt, rtol=1e-5, atol=1e-6)
     assert sm == st
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda t: t.nn.LazyLinear(3), (2, 5)),
+    (lambda t: t.nn.LazyConv2d(2, 3), (1, 4, 6, 6)),
+    (lambda t: t.nn.LazyBatchNorm1d(), (3, 4)),
+], ids=["linear", "conv2d", "batchnorm"])
+def test_placeholders_become_the_parameters_in_place(make, shape):
+    """PyTorch materializes an UninitializedParameter in place: a reference taken before the
+    first forward (an optimizer's, a user's list) is the module's parameter afterwards, of the
+    inferred shape, a plain Parameter, registered under the same name; gradients reach it."""
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    seen = []
+    for lib in (real, mt):
+        m = make(lib)
+        before = dict(m.named_parameters())
+        m(lib.tensor(x)).sum().backward()
+        after = dict(m.named_parameters())
+        assert list(after) == list(before)
+        for name, p in after.items():
+            assert p is before[name], (lib.__name__, name)
+            assert type(p) is lib.nn.Parameter and not lib.nn.parameter.is_lazy(p)
+            assert p.grad is not None and tuple(p.grad.shape) == tuple(p.shape)
+        seen.append(({n: tuple(p.shape) for n, p in after.items()},
+                     {n: b.detach().numpy().astype(np.float64) for n, b in m.named_buffers()}))
+    (pt, bt), (pm, bm) = seen
+    assert pm == pt and list(bm) == list(bt)
+    for n in bt:
+        np.testing.assert_allclose(bm[n], bt[n], rtol=1e-5, err_msg=n)
+
+
+def test_materialize_fills_the_placeholder():
+    """``UninitializedParameter.materialize(shape)`` turns the object itself into a Parameter of
+    that shape and the placeholder's dtype, as PyTorch's does; optimizer updates write into it."""
+    for lib in (real, mt):
+        p = lib.nn.UninitializedParameter(dtype=lib.float64)
+        p.materialize((2, 3))
+        assert type(p) is lib.nn.Parameter and tuple(p.shape) == (2, 3) and p.dtype == lib.float64
+        with lib.no_grad():
+            p.fill_(1.0)
+        p.grad = lib.ones(2, 3, dtype=lib.float64)
+        lib.optim.Adam([p], lr=0.5).step()
+        np.testing.assert_allclose(p.detach().numpy(), np.full((2, 3), 0.5))
 
 
 def test_uninitialized_parameter_refuses_values():
@@ -131,3 +174,20 @@ def test_a_checkpoint_fills_an_uninitialized_lazy_model(tmp_path, make, shape):
         results.append(([type(m).__name__ for m in clone], list(clone.state_dict()),
                         [tuple(v.shape) for v in clone.state_dict().values()], repr(clone)))
     assert results[0] == results[1]
+
+
+def test_lazy_batchnorm_statistics_are_uninitialized_buffers():
+    """Before its first call a LazyBatchNorm's running statistics are ``UninitializedBuffer``s
+    (buffers, not parameters: an optimizer built then must not see them), and the call turns the
+    same objects into buffers of the feature size, as PyTorch's do."""
+    seen = []
+    for lib in (real, mt):
+        bn = lib.nn.LazyBatchNorm1d()
+        before = {n: type(b).__name__ for n, b in bn.named_buffers()}
+        params = sorted(n for n, _ in bn.named_parameters())
+        mean = bn.running_mean
+        assert isinstance(mean, lib.nn.UninitializedBuffer)
+        bn(lib.tensor(X))
+        seen.append((before, params, bn.running_mean is mean, tuple(bn.running_var.shape),
+                     isinstance(bn.running_mean, lib.nn.UninitializedBuffer)))
+    assert seen[0] == seen[1]

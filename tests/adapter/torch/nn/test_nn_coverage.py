@@ -54,6 +54,7 @@ def declared():
     names.update(f"torch.nn.{c[0]}" for c in ti.INIT_LAYERS)
     names.update(f"torch.nn.init.{c[0]}" for c in ti.INIT_FNS)
     names.update(f"torch.nn.Lazy{n}" for n in tz.LAZY_CLASSES)
+    names.add("torch.nn.UninitializedBuffer")  # test_lazy.py: LazyBatchNorm's statistics
     names.update({"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel",
                   "torch.nn.parallel.DistributedDataParallel"})  # test_parallel.py
     return names

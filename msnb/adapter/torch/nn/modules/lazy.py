@@ -2,18 +2,17 @@
 classes): the input size is inferred at the first call.
 
 A lazy module holds :class:`~msnb.adapter.torch.nn.parameter.UninitializedParameter`
-placeholders; its first call reads the input's feature dimension, replaces
-the placeholders with parameters of the right shape (MindSpore cannot reshape
-a Parameter in place, so they are new objects; an optimizer built before the
-first call swaps them in at its next step), runs ``reset_parameters`` and
-turns the module into its ordinary class (``LazyLinear`` becomes ``Linear``),
-as PyTorch does.
+placeholders; its first call reads the input's feature dimension, materializes
+the placeholders in place (the same objects become parameters of the right
+shape, so an optimizer built before the first call holds them), runs
+``reset_parameters`` and turns the module into its ordinary class
+(``LazyLinear`` becomes ``Linear``), as PyTorch does.
 """
 
 from __future__ import annotations
 
-from ..._ops.creation import empty, zeros
-from ..parameter import Parameter, UninitializedParameter
+from ...autograd.grad_mode import no_grad
+from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
@@ -29,8 +28,7 @@ class LazyModuleMixin:
     cls_to_become = None
 
     def has_uninitialized_params(self) -> bool:
-        return any(isinstance(p, UninitializedParameter)
-                   for p in list(self._parameters.values()) + list(self._buffers.values()) if p is not None)
+        return any(is_lazy(p) for p in list(self._parameters.values()) + list(self._buffers.values()))
 
     def initialize_parameters(self, *args, **kwargs):
         raise NotImplementedError(f"initialize_parameters is not implemented for {type(self).__name__}")
@@ -69,12 +67,10 @@ def _placeholders(module, names, dtype):
 
 
 def _materialize(module, name, shape):
-    """Replace the placeholder ``name`` (if it is one) with a Parameter of ``shape``."""
+    """Materialize the placeholder ``name`` (if it is one) in place as a Parameter of ``shape``."""
     p = getattr(module, name, None)
     if isinstance(p, UninitializedParameter):
-        new = Parameter(empty(*shape, dtype=p.__dict__.get("_lazy_dtype")), p.requires_grad)
-        p.__dict__["_msnb_became"] = new  # an optimizer built before this call swaps it in (Optimizer._resolve_lazy)
-        setattr(module, name, new)
+        p.materialize(shape)
 
 
 class LazyLinear(LazyModuleMixin, Linear):
@@ -185,41 +181,40 @@ class LazyConvTranspose3d(_LazyConvTransposeMixin, ConvTranspose3d):
 
 
 class _LazyNormBase(LazyModuleMixin):
-    """``num_features`` is inferred from the input's dim 1."""
+    """``num_features`` is inferred from the input's dim 1; the running statistics are
+    ``UninitializedBuffer`` placeholders until then, as in PyTorch."""
 
     def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
                  bias=True):
         self.cls_to_become.__init__(self, 0, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
-        self.__dict__["_lazy_dtype"] = dtype
-        _placeholders(self, ("weight", "bias", "running_mean", "running_var"), dtype)
+        _placeholders(self, ("weight", "bias"), dtype)
+        for name in ("running_mean", "running_var"):
+            if self._buffers.get(name) is not None:
+                self._buffers[name] = UninitializedBuffer(dtype=dtype)
 
     def has_uninitialized_params(self) -> bool:
-        return any(isinstance(getattr(self, n, None), UninitializedParameter)
-                   for n in ("weight", "bias", "running_mean", "running_var"))
+        return any(is_lazy(getattr(self, n, None)) for n in ("weight", "bias", "running_mean", "running_var"))
 
     def reset_parameters(self):
         if not self.has_uninitialized_params() and self.num_features != 0:
             super().reset_parameters()
 
     def _lazy_materialize(self, name, shape):  # num_features stays 0 until the first call, as in PyTorch
-        if name in ("running_mean", "running_var"):  # buffers: plain tensors, not parameters
-            self._drop(name)
-            self.register_buffer(name, zeros(*shape, dtype=self.__dict__.get("_lazy_dtype")))
-            if "num_batches_tracked" in self._buffers:  # PyTorch's buffer order
-                self._buffers["num_batches_tracked"] = self._buffers.pop("num_batches_tracked")
+        self._materialize_one(name, shape)
+
+    def _materialize_one(self, name, shape):
+        b = self._buffers.get(name)
+        if isinstance(b, UninitializedBuffer):
+            b.materialize(shape)
+            with no_grad():
+                b.zero_()
         else:
             _materialize(self, name, shape)
 
     def initialize_parameters(self, input, *args, **kwargs):
         self.num_features = int(input.shape[1] if input.dim() > 1 else input.shape[0])
-        _materialize(self, "weight", (self.num_features,))
-        _materialize(self, "bias", (self.num_features,))
-        for name in ("running_mean", "running_var"):  # buffers: plain tensors, not parameters
-            if isinstance(getattr(self, name, None), UninitializedParameter):
-                self._drop(name)
-                self.register_buffer(name, zeros(self.num_features, dtype=self.__dict__.get("_lazy_dtype")))
-        if "num_batches_tracked" in self._buffers:  # PyTorch's buffer order
-            self._buffers["num_batches_tracked"] = self._buffers.pop("num_batches_tracked")
+        for name in ("weight", "bias", "running_mean", "running_var"):
+            self._materialize_one(name, (self.num_features,))
         self.reset_parameters()
 
 

@@ -83,11 +83,36 @@ def _adapt_inputs(args):
     return tuple(cast_to_adapter_tensor(a) if type(a) is ms.Tensor else a for a in args)
 
 
+def _refusing_meta(cls, init):
+    """``init`` of one of msnb's layers, refusing ``device="meta"`` (see ``_device.refuse_meta``)."""
+    import functools
+    import inspect
+    names = list(inspect.signature(init).parameters)
+    if "device" not in names:
+        return init
+    pos = names.index("device") - 1  # among the arguments after self
+
+    @functools.wraps(init)
+    def wrapper(self, *args, **kwargs):
+        d = kwargs.get("device", args[pos] if len(args) > pos else None)
+        if d is not None:
+            from ..._device import refuse_meta
+            refuse_meta(d, f"torch.nn.{type(self).__name__}(device='meta')")
+        init(self, *args, **kwargs)
+
+    return wrapper
+
+
 class Module(ms.nn.Cell):
     """msnb implementation of ``torch.nn.Module`` (also a ``mindspore.nn.Cell``)."""
 
     training: bool
     _version = 1
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("msnb.adapter.") and "__init__" in vars(cls):
+            cls.__init__ = _refusing_meta(cls, cls.__init__)
 
     def __init__(self, *args, **kwargs):
         """Initialize the module's state: parameters, buffers and submodules (as
@@ -487,11 +512,9 @@ class Module(ms.nn.Cell):
                 from ..._ops.creation import tensor
                 src = tensor(src)
             dst = getattr(m, store)[k]
-            if type(dst).__name__ == "UninitializedParameter" and hasattr(m, "_lazy_materialize"):
+            if type(dst).__name__ in ("UninitializedParameter", "UninitializedBuffer") and \
+                    hasattr(m, "_lazy_materialize"):
                 m._lazy_materialize(k, tuple(src.shape))  # a lazy module takes the checkpoint's shape
-                dst = getattr(m, store, {}).get(k)
-                if dst is None:  # it became a buffer (LazyBatchNorm's running statistics)
-                    dst = m._buffers[k]
             if tuple(src.shape) != tuple(dst.shape):
                 errors.append(f"size mismatch for {key}: copying a param with shape {src.shape} from "
                               f"checkpoint, the shape in current model is {dst.shape}.")
