@@ -223,20 +223,6 @@ def _relu_cpu(x):
     return y
 
 
-_ZERO = {}  # 0-d zero tensor of each dtype _relu_grad_cpu has seen
-
-
-def _relu_grad_cpu(g, y):
-    """relu's gradient for float16/32/64: ``g`` where relu's output ``y`` is not 0, else 0 --
-    PyTorch's threshold_backward bit for bit (a NaN ``y`` passes ``g``, a NaN or infinite ``g``
-    where ``y`` is 0 gives 0), two kernels.  (MindSpore's one-kernel ReluGrad gives 0 where
-    ``y`` is NaN.)"""
-    z = _ZERO.get(g.dtype)
-    if z is None:
-        z = _ZERO[g.dtype] = ms.Tensor(0, g.dtype)
-    return ops.masked_fill(g, ops.equal(y, z), z)
-
-
 def _relu_float_cpu(x):
     """:func:`_relu_cpu` for a float16/float32/float64 ``x`` (the caller knows its dtype): no
     read of ``x``'s dtype from MindSpore (~0.3 us here), which the one-step path of
@@ -414,7 +400,6 @@ TABLE = {
     # ``matmul`` for operands whose inner dimension is known not to be 0 (no zero-size guard)
     "matmul_nonempty": (_matmul_ext_k, mint.matmul),
     "relu": (_relu_cpu, mint.nn.functional.relu), "relu_float": (_relu_float_cpu, mint.nn.functional.relu),
-    "relu_grad": (_relu_grad_cpu, None),
     "floor": (ops.floor, mint.floor),
     "ceil": (ops.ceil, mint.ceil), "round": (ops.round, mint.round), "trunc": (ops.trunc, None),
     "reciprocal": (ops.reciprocal, mint.reciprocal), "erf": (ops.erf, mint.erf),

@@ -452,20 +452,9 @@ atan = _unary("AtanBackward0", "atan", lambda g, x, y: div(g, add(mul(x, x), 1))
 sinh = _unary("SinhBackward0", "sinh", lambda g, x, y: mul(g, cosh(x)))
 cosh = _unary("CoshBackward0", "cosh", lambda g, x, y: mul(g, sinh(x)))
 reciprocal = _unary("ReciprocalBackward0", "reciprocal", lambda g, x, y: neg(mul(g, mul(y, y))))
-
-
-def _relu_grad(g, x, y):
-    """``g`` where relu's output ``y`` is not 0, else 0 (PyTorch's threshold_backward: a NaN
-    output passes ``g``).  Outside a double backward (nothing records) a float16/32/64 ``g`` of
-    ``y``'s dtype and shape takes ``K.relu_grad`` (two kernels instead of three, which also
-    gives PyTorch's 0, not NaN, for a NaN or infinite ``g`` where ``y`` is 0)."""
-    dt = g.dtype
-    if not _STATE.enabled and type(dt) in _F_T and y.dtype is dt and g.shape == y.shape:
-        return meta(wrap(K.relu_grad(g, y)), dt, shape_of(g))
-    return mul(g, cast(ne(y, 0), dt))
-
-
-relu = _unary("ReluBackward0", "relu", _relu_grad, float_only=False, keeps=_FIB, float_kname="relu_float")
+# the gradient passes where the result is not 0 (PyTorch's threshold_backward): a NaN passes it
+relu = _unary("ReluBackward0", "relu", lambda g, x, y: mul(g, cast(ne(y, 0), g.dtype)), float_only=False,
+              keeps=_FIB, float_kname="relu_float")
 _abs = _unary("AbsBackward0", "abs", lambda g, x, y: mul(g, sign(x)), float_only=False, keeps=_FIB)
 
 
