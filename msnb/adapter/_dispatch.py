@@ -400,9 +400,6 @@ TABLE = {
     # ``matmul`` for operands whose inner dimension is known not to be 0 (no zero-size guard)
     "matmul_nonempty": (_matmul_ext_k, mint.matmul),
     "relu": (_relu_cpu, mint.nn.functional.relu), "relu_float": (_relu_float_cpu, mint.nn.functional.relu),
-    # relu's gradient for float16/32/64: ``g`` where the output is > 0, else 0 (NaN and
-    # infinite ``g`` included, as PyTorch's threshold_backward), one kernel
-    "relu_grad": (primitive_kernel("relu_grad_op"), None),
     "floor": (ops.floor, mint.floor),
     "ceil": (ops.ceil, mint.ceil), "round": (ops.round, mint.round), "trunc": (ops.trunc, None),
     "reciprocal": (ops.reciprocal, mint.reciprocal), "erf": (ops.erf, mint.erf),

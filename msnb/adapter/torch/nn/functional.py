@@ -147,10 +147,11 @@ def linear(input, weight, bias=None):
 
         def bw(g):
             gx = g.matmul(weight) if input.requires_grad else None
-            g2 = g.reshape(-1, O)
+            # (a 2-D operand is used as it is: a reshape to its own shape still launches a kernel)
+            g2 = g if g.ndim == 2 else g.reshape(-1, O)
             gw = None
             if weight.requires_grad:
-                x2 = input.reshape(-1, In)
+                x2 = input if input.ndim == 2 else input.reshape(-1, In)
                 if not _core.STATE.enabled and g2.dtype is D.float32 and x2.dtype is D.float32 and g2.shape[0]:
                     # g2.T @ x2 as one MatMul(transpose_a) (no recorded graph to keep differentiable):
                     # no transposed copy of g2, the same values bit for bit, ~30% less CPU

@@ -1,6 +1,6 @@
-"""relu's backward selects (no product, so no NaN from 0 * NaN) and linear's float32 forward is
-MatMul + Add instead of MindSpore's Dense (benchmarks/op_overhead.py ``mlp_step``): the gradients
-and values stay PyTorch's, edge values included."""
+"""relu's backward is PyTorch's threshold_backward, a select (a product ``g * (y != 0)`` gives NaN
+from 0 * NaN where PyTorch gives 0; MindSpore's one-kernel ReluGrad gives 0 where the output is
+NaN, where PyTorch passes the gradient): edge values compared with real torch."""
 
 from __future__ import annotations
 
@@ -47,23 +47,3 @@ def test_relu_double_backward_keeps_the_recorded_formula():
         res.append((gx.detach().numpy(), g.grad.numpy()))
     for a, b in zip(*res):
         np.testing.assert_array_equal(a, b)
-
-
-@pytest.mark.parametrize("shape", [(100, 784), (5,), (2, 3, 8)], ids=str)
-def test_linear_float32_matches_pytorch_values_and_gradients(shape):
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal(shape).astype(np.float32)
-    w = rng.standard_normal((7, shape[-1])).astype(np.float32)
-    b = rng.standard_normal(7).astype(np.float32)
-    outs = []
-    for lib in (mt, real):
-        ts = [lib.tensor(v, requires_grad=True) for v in (x, w, b)]
-        with kernel_names() as names:
-            out = lib.nn.functional.linear(*ts)
-            out.sum().backward()
-        outs.append([out.detach().numpy(), *(t.grad.numpy() for t in ts)])
-        if lib is mt:  # the weight gradient without a transposed copy
-            assert "transpose" not in names and names.count("matmul_tn") == 1, names
-    assert outs[0][0].shape == outs[1][0].shape
-    for a, r in zip(*outs):
-        np.testing.assert_allclose(a, r, rtol=1e-5, atol=1e-4)
