@@ -59,6 +59,18 @@ class Noisy(nn.Module):
         return h + torch.empty_like(h).uniform_(-0.1, 0.1)
 
 
+class Checked(nn.Module):
+    """Ops whose eager form checks values on the host (binary_cross_entropy's [0, 1] range)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(6, 3)
+
+    def forward(self, x):
+        p = torch.sigmoid(self.a(x))
+        return F.binary_cross_entropy(p, torch.full_like(p, 0.25), reduction="none")
+
+
 def _run(cls, n=5, seed=0):
     torch.manual_seed(seed)
     net = cls()
@@ -107,6 +119,14 @@ def test_dropout_masks_are_fed_to_the_graph_with_pynative_numbers(graph_mode, ca
     """Dropout draws on the host; graph mode draws the same masks (same
     generator, same order) into graph inputs before each replay."""
     _compare(Dropper, capsys)
+    assert graph.fallbacks() == []
+    assert graph.stats()["replays"] >= 3
+
+
+def test_value_checks_stay_out_of_the_graph(graph_mode, capsys):
+    """A check that reads values on the host (PyTorch checks them inside its kernel) is left out
+    while a step records: it would make every step fall back to PyNative."""
+    _compare(Checked, capsys)
     assert graph.fallbacks() == []
     assert graph.stats()["replays"] >= 3
 

@@ -423,7 +423,9 @@ def _integer_power_check(a, b, rt):
     if rt.is_floating_point or rt.is_complex or rt is D.bool:
         return
     if isinstance(b, TensorPy):
-        neg = b.numel() and not b.dtype.is_floating_point and bool((b.numpy() < 0).any())
+        from ...graph.capture import recording  # a graph step leaves value checks out (no host read)
+        neg = (b.numel() and not b.dtype.is_floating_point and not recording()
+               and bool((b.numpy() < 0).any()))
     else:
         neg = isinstance(b, int) and b < 0
     if neg:
