@@ -42,6 +42,8 @@ def matmul(input, other, *, out=None):
     if a2.shape[-1] != b2.shape[-2]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a2.shape[-2]}x{a2.shape[-1]} "
                            f"and {b2.shape[-2]}x{b2.shape[-1]})")
+    if a2.ndim > 2 or b2.ndim > 2:
+        _check_batch_broadcast(tuple(a2.shape[:-2]), tuple(b2.shape[:-2]))
     res = wrap(K.matmul(a2, b2))
     if needs_grad(a2, b2):
         sa, sb = tuple(a2.shape), tuple(b2.shape)
@@ -54,6 +56,18 @@ def matmul(input, other, *, out=None):
     if b.ndim == 1:
         res = res.squeeze(-1)
     return write_out(out, name_node(res, _matmul_name(a.ndim, b.ndim), a, b))
+
+
+def _check_batch_broadcast(sa, sb):
+    """PyTorch's refusal of batch dimensions that do not broadcast (MindSpore's kernel raises
+    later, at the next op, since it runs asynchronously)."""
+    n = max(len(sa), len(sb))
+    for k in range(1, n + 1):
+        x = sa[-k] if k <= len(sa) else 1
+        y = sb[-k] if k <= len(sb) else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {n - k}")
 
 
 def _matmul_name(na, nb):
@@ -72,8 +86,14 @@ def mm(input, mat2, *, out=None):
 
 
 def bmm(input, mat2, *, out=None):
-    if input.ndim != 3 or mat2.ndim != 3:
+    if input.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    b, _, k = input.shape
+    if tuple(mat2.shape[:2]) != (b, k):  # bmm does not broadcast its batch
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: "
+                           f"[{mat2.shape[0]}, {mat2.shape[1]}].")
     return name_node(matmul(input, mat2, out=out), "BmmBackward0", input, mat2)
 
 

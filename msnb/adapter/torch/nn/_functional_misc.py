@@ -292,12 +292,22 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             raise ValueError("offsets has to be a 1D Tensor but got None")
         flat = idx
         off = offsets.numpy().astype(np.int64).reshape(-1)
+        if off.size and off[0] != 0:
+            raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
+                               f"from position 0. However, got {off[0]}")
+        if off.size and off[-1] > len(flat):
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length {len(flat)} but got "
+                               f"offsets[-1] of {off[-1]}")
         if include_last_offset:
             starts, ends = off[:-1], off[1:]
         else:
             starts, ends = off, np.concatenate([off[1:], [len(flat)]])
         B = len(starts)
         psw = per_sample_weights
+    bad = np.nonzero((flat < 0) | (flat >= weight.shape[0]))[0]
+    if bad.size:
+        raise RuntimeError(f"Index {bad[0]} of input takes value {flat[bad[0]]} which is not in the valid range "
+                           f"[0, {weight.shape[0]})")
     E = weight.shape[1]
     keep = np.ones(len(flat), bool) if padding_idx is None else flat != (padding_idx % weight.shape[0])
     bag = np.zeros(len(flat), np.int64)

@@ -1405,6 +1405,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             scales = (None,) * n
     else:
         raise ValueError("either size or scale_factor should be defined")
+    if mode != "area" and (0 in out_sizes or 0 in in_sizes):
+        names = ("D", "H", "W")[3 - n:]
+        i_, o_ = (", ".join(f"{k}: {v}" for k, v in zip(names, sz)) for sz in (in_sizes, out_sizes))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({i_})"
+                           f"{' and' if n == 1 else ''} output ({o_})")
     if mode == "area":
         if n == 1:
             return adaptive_avg_pool1d(input, out_sizes[0])
