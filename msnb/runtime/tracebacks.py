@@ -145,6 +145,10 @@ def torch_name(frame: types.FrameType) -> str:
     name = code.co_name
     for var in code.co_freevars:  # a decorator's wrapper: name the function it wraps
         inner = frame.f_locals.get(var)
+        if inspect.isfunction(inner):
+            # the implementation under every layer of wrappers (out=, number arguments, ...): a
+            # wrapper's copied __module__ can name another namespace sharing the implementation
+            inner = inspect.unwrap(inner)
         if inspect.isfunction(inner) and (inner.__module__ or "").startswith("msnb.adapter."):
             return f"{_public_module(inner.__module__)}.{inner.__name__}"
     owner = frame.f_locals.get("self") if code.co_argcount else None
